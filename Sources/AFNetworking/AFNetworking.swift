@@ -1,0 +1,2 @@
+// The umbrella module: `import AFNetworking` gives every public API of the package.
+@_exported import AFSerialization

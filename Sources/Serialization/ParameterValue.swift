@@ -1,0 +1,116 @@
+import Foundation
+
+/// The normalised form of request parameters, built once from whatever the caller passed
+/// (`[String: Any]`, Foundation collections, `Encodable` values) so that query strings,
+/// form bodies, multipart fields, JSON and property lists all follow the same rules.
+///
+/// Dictionary keys are sorted here, once, by their Unicode scalars (a literal, case-sensitive
+/// compare, as AFNetworking's `compare:` sort of `description`), and set members by their
+/// string form.
+indirect enum ParameterValue {
+    /// `nil`, `Optional.none` or `NSNull`: a bare key in a query, an empty multipart field.
+    case null
+    /// A string, number or boolean. `text` is the query/multipart form; `object` is kept for
+    /// JSON and property lists, which distinguish numbers, booleans and strings.
+    case scalar(text: String, object: Any)
+    /// Raw bytes: percent-encoded byte by byte in a query, sent as-is in multipart.
+    case data(Data)
+    case array([ParameterValue])
+    /// Members in sorted order; encoded as the plain key repeated (AFNetworking's set rule).
+    case set([ParameterValue])
+    case dictionary([(key: String, value: ParameterValue)])
+
+    /// Converts any supported parameter value. Throws `RequestSerializationError` for values
+    /// that have no parameter form (for example an `Encodable` whose encoding fails).
+    init(_ value: Any?) throws {
+        guard let value = unwrapped(value) else {
+            self = .null
+            return
+        }
+        switch value {
+        case is NSNull:
+            self = .null
+        case let string as String:
+            self = .scalar(text: string, object: string)
+        case let string as Substring:
+            self = .scalar(text: String(string), object: String(string))
+        case let data as Data:
+            self = .data(data)
+        case let bool as Bool where type(of: value) == Bool.self:
+            self = .scalar(text: bool ? "1" : "0", object: bool)
+        case let number as NSNumber:
+            self = .scalar(text: number.description, object: value)
+        case let dictionary as [AnyHashable: Any]:
+            self = try .dictionary(Self.sortedPairs(dictionary.map { ("\($0.key.base)", $0.value) }))
+        case let set as Set<AnyHashable>:
+            let members = try set.map { try ParameterValue($0.base) }
+            self = .set(members.sorted { Self.precedes($0.sortText, $1.sortText) })
+        case let array as [Any]:
+            self = try .array(array.map { try ParameterValue($0) })
+        case let date as Date:
+            let text = date.formatted(.iso8601)
+            self = .scalar(text: text, object: text)
+        case let url as URL:
+            self = .scalar(text: url.absoluteString, object: url.absoluteString)
+        case let encodable as any Encodable:
+            self = try ParameterEncoder.encode(encodable)
+        default:
+            let text = String(describing: value)
+            self = .scalar(text: text, object: text)
+        }
+    }
+
+    static func sortedPairs(_ pairs: [(String, Any)]) throws -> [(key: String, value: ParameterValue)] {
+        try pairs
+            .sorted { precedes($0.0, $1.0) }
+            .map { (key: $0.0, value: try ParameterValue($0.1)) }
+    }
+
+    /// Literal order of Unicode scalars, independent of locale and normalisation.
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.unicodeScalars.lexicographicallyPrecedes(rhs.unicodeScalars)
+    }
+
+    private var sortText: String {
+        switch self {
+        case .null: return ""
+        case .scalar(let text, _): return text
+        case .data(let data): return String(decoding: data, as: UTF8.self)
+        case .array, .set, .dictionary: return ""
+        }
+    }
+
+    /// The value as a Foundation object tree for `JSONSerialization` / `PropertyListSerialization`.
+    /// Sets become arrays in sorted order. `Data` stays `Data` (a property list holds it
+    /// natively; for JSON, `JSONRequestSerializer` reports it as invalid, as AFNetworking does).
+    var foundationObject: Any {
+        switch self {
+        case .null: return NSNull()
+        case .scalar(_, let object): return object
+        case .data(let data): return data
+        case .array(let values), .set(let values): return values.map(\.foundationObject)
+        case .dictionary(let pairs):
+            var dictionary: [String: Any] = [:]
+            for pair in pairs { dictionary[pair.key] = pair.value.foundationObject }
+            return dictionary
+        }
+    }
+}
+
+/// Looks through any depth of `Optional` wrapping, which `Any` hides from `== nil`.
+private func unwrapped(_ value: Any?) -> Any? {
+    guard let value else { return nil }
+    if let optional = value as? any OptionalProtocol {
+        return unwrapped(optional.wrappedAny)
+    }
+    return value
+}
+
+/// Lets code holding an `Any` see whether it is an `Optional` and what it wraps.
+protocol OptionalProtocol {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: OptionalProtocol {
+    var wrappedAny: Any? { self.map { $0 as Any } }
+}
