@@ -88,6 +88,12 @@ private final class Node {
         node.content = .value(.scalar(text: value.description, object: value))
         return node
     }
+
+    static func floatingPoint(_ number: NSNumber) -> Node {
+        let node = Node()
+        node.content = .value(.scalar(text: ParameterValue.text(for: number), object: number))
+        return node
+    }
 }
 
 private struct NodeEncoder: Encoder {
@@ -139,11 +145,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        node.set(Node.scalar(value), forKey: key.stringValue)
+        node.set(Node.floatingPoint(NSNumber(value: value)), forKey: key.stringValue)
     }
 
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        node.set(Node.scalar(value), forKey: key.stringValue)
+        node.set(Node.floatingPoint(NSNumber(value: value)), forKey: key.stringValue)
     }
 
     mutating func encode(_ value: Int, forKey key: Key) throws {
@@ -211,7 +217,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encode(_ value: String) throws { node.append(Node.scalar(value)) }
-    mutating func encode(_ value: Double) throws { node.append(Node.scalar(value)) }
+    mutating func encode(_ value: Double) throws { node.append(Node.floatingPoint(NSNumber(value: value))) }
     mutating func encode(_ value: Int) throws { node.append(Node.scalar(value)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
@@ -251,8 +257,8 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     }
 
     mutating func encode(_ value: String) throws { node.content = Node.scalar(value).content }
-    mutating func encode(_ value: Double) throws { node.content = Node.scalar(value).content }
-    mutating func encode(_ value: Float) throws { node.content = Node.scalar(value).content }
+    mutating func encode(_ value: Double) throws { node.content = Node.floatingPoint(NSNumber(value: value)).content }
+    mutating func encode(_ value: Float) throws { node.content = Node.floatingPoint(NSNumber(value: value)).content }
     mutating func encode(_ value: Int) throws { node.content = Node.scalar(value).content }
     mutating func encode(_ value: Int64) throws { node.content = Node.scalar(value).content }
     mutating func encode(_ value: UInt64) throws { node.content = Node.scalar(value).content }

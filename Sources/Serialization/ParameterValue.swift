@@ -39,7 +39,7 @@ indirect enum ParameterValue {
         case let bool as Bool where type(of: value) == Bool.self:
             self = .scalar(text: bool ? "1" : "0", object: bool)
         case let number as NSNumber:
-            self = .scalar(text: number.description, object: value)
+            self = .scalar(text: Self.text(for: number), object: value)
         case let dictionary as [AnyHashable: Any]:
             self = try .dictionary(Self.sortedPairs(dictionary.map { ("\($0.key.base)", $0.value) }))
         case let set as Set<AnyHashable>:
@@ -58,6 +58,17 @@ indirect enum ParameterValue {
             let text = String(describing: value)
             self = .scalar(text: text, object: text)
         }
+    }
+
+    /// A number's query form. Integral floating-point values drop the fraction (`42`, not
+    /// `42.0`), as `NSNumber` prints them on Apple platforms: a literal such as
+    /// `["page": 42, "ratio": 0.5]` is inferred as `[String: Double]`.
+    static func text(for number: NSNumber) -> String {
+        let type = String(cString: number.objCType)
+        guard type == "d" || type == "f" else { return number.description }
+        let value = number.doubleValue
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return type == "f" ? "\(number.floatValue)" : "\(value)"
     }
 
     static func sortedPairs(_ pairs: [(String, Any)]) throws -> [(key: String, value: ParameterValue)] {

@@ -1,0 +1,21 @@
+import Foundation
+
+/// Process figures read from `/proc/self/status`.
+enum ResourceUsage {
+    /// Peak resident set size so far (`VmHWM`), in bytes.
+    static var peakResidentBytes: UInt64 { statusField("VmHWM") }
+
+    /// Current resident set size (`VmRSS`), in bytes.
+    static var residentBytes: UInt64 { statusField("VmRSS") }
+
+    private static func statusField(_ name: String) -> UInt64 {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
+            let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first
+            return (kilobytes.flatMap { UInt64($0) } ?? 0) * 1024
+        }
+        return 0
+    }
+}
+
+func mebibytes(_ bytes: UInt64) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }

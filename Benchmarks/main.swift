@@ -1,0 +1,20 @@
+import Foundation
+
+// Benchmarks print `name: value unit` lines, each with a baseline measured in the same run.
+// Run in release mode: `swift run -c release afn-benchmarks <benchmark>`.
+
+let benchmarks: [String: () throws -> Bool] = [
+    "multipart-memory": MultipartMemoryBenchmark.run,
+]
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let name = arguments.first, let benchmark = benchmarks[name] else {
+    print("usage: afn-benchmarks <\(benchmarks.keys.sorted().joined(separator: "|"))>")
+    exit(2)
+}
+do {
+    exit(try benchmark() ? 0 : 1)
+} catch {
+    print("\(name): failed: \(error)")
+    exit(2)
+}
