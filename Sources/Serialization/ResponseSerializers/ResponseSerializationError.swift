@@ -56,7 +56,8 @@ extension ResponseSerializationError: CustomNSError, LocalizedError {
     public var errorDescription: String? {
         switch reason {
         case .unacceptableStatusCode(let code):
-            return "Request failed: \(HTTPURLResponse.localizedString(forStatusCode: code)) (\(code))"
+            // Lowercased: Apple's reason phrases, which AFNetworking's message carries, are.
+            return "Request failed: \(HTTPURLResponse.localizedString(forStatusCode: code).lowercased()) (\(code))"
         case .unacceptableContentType(let type):
             return "Request failed: unacceptable content-type: \(type ?? "(null)")"
         case .undecodableBody(let description):
