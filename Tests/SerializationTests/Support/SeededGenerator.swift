@@ -15,7 +15,12 @@ struct SeededGenerator: RandomNumberGenerator {
     /// A string of 0..<`maxLength` characters drawn from ASCII, punctuation, accented Latin,
     /// CJK and emoji (including a flag, a multi-scalar character).
     mutating func string(maxLength: Int, minLength: Int = 0, excluding excluded: Set<Character> = []) -> String {
-        let alphabet: [Character] = Array("abcXYZ019 -._~!$&'()*+,;=:#[]@/?%\"éüß日本語🙂👍🏽🇫🇷\t\r\n").filter { !excluded.contains($0) }
+        // "\r\n" in one literal is a single Character; list it and its halves separately and
+        // filter by scalar so that excluding "\r" or "\n" also excludes the pair.
+        let characters: [Character] = Array("abcXYZ019 -._~!$&'()*+,;=:#[]@/?%\"éüß日本語🙂👍🏽🇫🇷\t") + ["\r", "\n", "\r\n"]
+        let alphabet = characters.filter { character in
+            !character.unicodeScalars.contains { excluded.contains(Character($0)) }
+        }
         let count = Int.random(in: minLength...max(minLength, maxLength), using: &self)
         return String((0..<count).map { _ in alphabet.randomElement(using: &self)! })
     }
