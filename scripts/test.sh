@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs the whole test suite against a local httpbin it starts and always stops.
-# Extra arguments go to `swift test` (for example `--filter QueryString`).
+# Runs the whole test suite against a local httpbin it starts and always stops: every test,
+# then the concurrency suites (classes named *ConcurrencyTests) again under the thread
+# sanitizer. Arguments, if any, go to a single plain `swift test` run instead
+# (for example `--filter QueryString`).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -8,4 +10,9 @@ bash scripts/setup.sh
 source scripts/httpbin.sh
 trap httpbin_stop EXIT
 httpbin_start
-swift test "$@"
+if [ $# -gt 0 ]; then
+    swift test "$@"
+    exit
+fi
+swift test
+swift test --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests'

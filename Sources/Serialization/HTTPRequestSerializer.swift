@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// Builds requests whose parameters are encoded as a query string: in the URI for GET, HEAD
 /// and DELETE, and as an `application/x-www-form-urlencoded` body for every other method.
@@ -11,8 +10,8 @@ import Synchronization
 /// all of its state sits behind one lock, so concurrent reads and writes are safe.
 /// AFNetworking: `AFHTTPRequestSerializer`.
 open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
-    // @unchecked: every stored property is either immutable or the `state` mutex; subclasses
-    // in this module add only immutable properties or further mutex-guarded state.
+    // @unchecked: every stored property is either immutable or the `state` lock; subclasses
+    // in this module add only immutable properties.
 
     /// A custom query-string encoder: it receives the request and the parameters and returns
     /// the query (without `?`); an error it throws aborts serialization and is rethrown as is.
@@ -30,7 +29,7 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
         var timeoutInterval: TimeInterval?
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
 
     /// A serializer with AFNetworking's defaults: `Accept-Language` from the preferred
     /// languages and a `User-Agent` naming the executable and the OS.

@@ -7,7 +7,7 @@ import FoundationNetworking
 /// sets one). Methods in `httpMethodsEncodingParametersInURI` still use the query string; `nil`
 /// parameters give no body and no `Content-Type`. AFNetworking: `AFJSONRequestSerializer`.
 public final class JSONRequestSerializer: HTTPRequestSerializer, @unchecked Sendable {
-    // @unchecked: adds only an immutable property to the mutex-guarded base class.
+    // @unchecked: adds only an immutable property to the lock-guarded base class.
 
     /// Options for `JSONSerialization`. Default: none (compact output).
     public let writingOptions: JSONSerialization.WritingOptions

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// `httpMethodsEncodingParametersInURI` still use the query string.
 /// AFNetworking: `AFPropertyListRequestSerializer`.
 public final class PropertyListRequestSerializer: HTTPRequestSerializer, @unchecked Sendable {
-    // @unchecked: adds only immutable properties to the mutex-guarded base class.
+    // @unchecked: adds only immutable properties to the lock-guarded base class.
 
     /// The property-list format. Default `.xml`.
     public let format: PropertyListSerialization.PropertyListFormat

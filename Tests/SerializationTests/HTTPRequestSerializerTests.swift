@@ -133,15 +133,6 @@ final class HTTPRequestSerializerTests: XCTestCase {
         XCTAssertEqual(serialized.value(forHTTPHeaderField: "X-Custom"), "own")
     }
 
-    func testConcurrentHeaderWritesAreSafe() {
-        let serializer = self.serializer
-        DispatchQueue.concurrentPerform(iterations: 1000) { index in
-            serializer.setValue("\(index)", forHTTPHeaderField: "X-Concurrent-\(index % 50)")
-            _ = serializer.httpRequestHeaders
-        }
-        XCTAssertEqual(serializer.httpRequestHeaders.keys.filter { $0.hasPrefix("X-Concurrent-") }.count, 50)
-    }
-
     func testBasicAuthorizationHeaderIsBase64OfUTF8Credentials() {
         serializer.setAuthorizationHeaderField(username: "user", password: "pässword")
         XCTAssertEqual(serializer.value(forHTTPHeaderField: "Authorization"), "Basic dXNlcjpww6Rzc3dvcmQ=")

@@ -15,10 +15,6 @@ enum HTTPBin {
         return url
     }
 
-    static var urlString: String {
-        ProcessInfo.processInfo.environment["AFN_HTTPBIN_URL"] ?? "http://127.0.0.1:9"
-    }
-
     /// Sends `request` with a plain URLSession and returns the status and the JSON body.
     static func send(_ request: URLRequest) async throws -> (status: Int, json: [String: Any]) {
         let (data, response) = try await session.data(for: request)
