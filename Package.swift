@@ -9,6 +9,7 @@ let package = Package(
     targets: [
         .target(name: "AFSerialization", path: "Sources/Serialization"),
         .target(name: "AFNetworking", dependencies: ["AFSerialization"], path: "Sources/AFNetworking"),
+        .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking"], path: "Benchmarks"),
         .testTarget(name: "SerializationTests", dependencies: ["AFSerialization"], path: "Tests/SerializationTests"),
     ]

@@ -2,8 +2,10 @@ import Foundation
 
 /// Turns an `Encodable` value into a `ParameterValue`, so that `Encodable` parameters are
 /// encoded by exactly the same rules as dictionaries: keyed containers become dictionaries,
-/// unkeyed containers arrays. `Date` becomes an ISO 8601 string, `URL` its absolute string and
-/// `Data` raw bytes, instead of the representation their own `encode(to:)` would write.
+/// unkeyed containers arrays. `Date` becomes an ISO 8601 string, `URL` its absolute string,
+/// `Data` raw bytes and a `Set` a sorted set (the plain key repeated, as for `NSSet`), instead
+/// of the representation their own `encode(to:)` would write (a `Set` would otherwise encode
+/// as an array in hash order, different in every process).
 enum ParameterEncoder {
     static func encode(_ value: any Encodable) throws -> ParameterValue {
         do {
@@ -17,7 +19,7 @@ enum ParameterEncoder {
 
     fileprivate static func node(encoding value: any Encodable, codingPath: [any CodingKey] = []) throws -> Node {
         let node = Node()
-        if let special = special(value) {
+        if let special = try special(value) {
             node.content = .value(special)
         } else {
             try value.encode(to: NodeEncoder(node: node, codingPath: codingPath))
@@ -25,8 +27,10 @@ enum ParameterEncoder {
         return node
     }
 
-    private static func special(_ value: any Encodable) -> ParameterValue? {
+    private static func special(_ value: any Encodable) throws -> ParameterValue? {
         switch value {
+        case let set as Set<AnyHashable>:
+            return try ParameterValue(set)
         case let date as Date:
             let text = date.formatted(.iso8601)
             return .scalar(text: text, object: text)

@@ -103,6 +103,11 @@ final class QueryStringEncodingTests: XCTestCase {
             "at=1970-01-01T00%3A00%3A00Z&link=https%3A//example.com/a?b%3Dc")
     }
 
+    func testEncodableSetsFollowTheSetRuleInSortedOrder() throws {
+        struct Tagged: Encodable { let tags: Set<String> }
+        XCTAssertEqual(try QueryStringEncoding.queryString(from: Tagged(tags: ["c", "a", "b"])), "tags=a&tags=b&tags=c")
+    }
+
     func testEncodableValuesNestedInADictionaryAreEncoded() throws {
         struct Point: Encodable { let x: Int; let y: Int }
         XCTAssertEqual(try QueryStringEncoding.queryString(from: ["p": Point(x: 1, y: 2)]), "p%5Bx%5D=1&p%5By%5D=2")
