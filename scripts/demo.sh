@@ -3,8 +3,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-bash scripts/setup.sh
 source scripts/httpbin.sh
-trap httpbin_stop EXIT
-httpbin_start
+httpbin_serve
 swift run serialization-demo "$AFN_HTTPBIN_URL"

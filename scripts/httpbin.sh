@@ -1,5 +1,12 @@
 # Sourced by the other scripts: starts httpbin under gunicorn on a free port of 127.0.0.1
 # and stops it again. After `httpbin_start`, AFN_HTTPBIN_URL holds its base URL.
+
+# For a script that needs the server until it exits: set-up, start, stop on exit.
+httpbin_serve() {
+    bash "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+    trap httpbin_stop EXIT
+    httpbin_start
+}
 httpbin_start() {
     local root venv log port
     root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -6,10 +6,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-bash scripts/setup.sh
 source scripts/httpbin.sh
-trap httpbin_stop EXIT
-httpbin_start
+httpbin_serve
 if [ $# -gt 0 ]; then
     swift test "$@"
     exit

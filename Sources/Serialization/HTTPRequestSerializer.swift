@@ -92,33 +92,41 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
 
     /// Applied to requests only once set. Default (when unset) `true`.
     public var allowsCellularAccess: Bool {
-        get { state.withLock { $0.allowsCellularAccess } ?? true }
-        set { state.withLock { $0.allowsCellularAccess = newValue } }
+        get { explicitValue(\.allowsCellularAccess) ?? true }
+        set { setExplicitValue(\.allowsCellularAccess, newValue) }
     }
 
     /// Applied to requests only once set. Default (when unset) `.useProtocolCachePolicy`.
     public var cachePolicy: URLRequest.CachePolicy {
-        get { state.withLock { $0.cachePolicy } ?? .useProtocolCachePolicy }
-        set { state.withLock { $0.cachePolicy = newValue } }
+        get { explicitValue(\.cachePolicy) ?? .useProtocolCachePolicy }
+        set { setExplicitValue(\.cachePolicy, newValue) }
     }
 
     /// Applied to requests only once set. Default (when unset) `true`.
     public var httpShouldHandleCookies: Bool {
-        get { state.withLock { $0.httpShouldHandleCookies } ?? true }
-        set { state.withLock { $0.httpShouldHandleCookies = newValue } }
+        get { explicitValue(\.httpShouldHandleCookies) ?? true }
+        set { setExplicitValue(\.httpShouldHandleCookies, newValue) }
     }
 
     /// Applied to requests only once set. Default (when unset) `.default`.
     public var networkServiceType: URLRequest.NetworkServiceType {
-        get { state.withLock { $0.networkServiceType } ?? .default }
-        set { state.withLock { $0.networkServiceType = newValue } }
+        get { explicitValue(\.networkServiceType) ?? .default }
+        set { setExplicitValue(\.networkServiceType, newValue) }
     }
 
     /// Applied to requests only once set. Default (when unset) 60 seconds. On Linux this is an
     /// idle timeout: it fires when no byte moves for that long.
     public var timeoutInterval: TimeInterval {
-        get { state.withLock { $0.timeoutInterval } ?? 60 }
-        set { state.withLock { $0.timeoutInterval = newValue } }
+        get { explicitValue(\.timeoutInterval) ?? 60 }
+        set { setExplicitValue(\.timeoutInterval, newValue) }
+    }
+
+    private func explicitValue<Value>(_ property: KeyPath<State, Value?>) -> Value? {
+        state.withLock { $0[keyPath: property] }
+    }
+
+    private func setExplicitValue<Value>(_ property: WritableKeyPath<State, Value?>, _ value: Value) {
+        state.withLock { $0[keyPath: property] = value }
     }
 
     // MARK: Building requests
@@ -131,6 +139,11 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
     }
 
     open func request(bySerializing request: URLRequest, withParameters parameters: Any?) throws -> URLRequest {
+        try queryEncodedRequest(request, parameters: parameters)
+    }
+
+    /// The query-string encoding of this class, whichever subclass is asked.
+    final func queryEncodedRequest(_ request: URLRequest, parameters: Any?) throws -> URLRequest {
         var request = try addingDefaultHeaders(to: request)
         let query = try parameters.map { try queryString(for: request, parameters: $0) }
         if encodesParametersInURI(request) {
@@ -141,6 +154,24 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
             }
             request.httpBody = Data((query ?? "").utf8)
         }
+        return request
+    }
+
+    /// The shared flow of the body-writing subclasses (JSON, property list): methods in
+    /// `httpMethodsEncodingParametersInURI` keep the query string; `nil` parameters give no body
+    /// and no `Content-Type`; otherwise `encode` writes the body and `contentType` is set unless
+    /// the request has one.
+    final func bodyEncodedRequest(
+        _ request: URLRequest, parameters: Any?, contentType: String, encode: (_ object: Any) throws -> Data
+    ) throws -> URLRequest {
+        if encodesParametersInURI(request) { return try queryEncodedRequest(request, parameters: parameters) }
+        var request = try addingDefaultHeaders(to: request)
+        guard let parameters else { return request }
+        let body = try encode(ParameterValue(parameters).foundationObject)
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+        request.httpBody = body
         return request
     }
 

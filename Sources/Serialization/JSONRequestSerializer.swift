@@ -19,23 +19,12 @@ public final class JSONRequestSerializer: HTTPRequestSerializer, @unchecked Send
     }
 
     public override func request(bySerializing request: URLRequest, withParameters parameters: Any?) throws -> URLRequest {
-        if encodesParametersInURI(request) {
-            return try super.request(bySerializing: request, withParameters: parameters)
+        try bodyEncodedRequest(request, parameters: parameters, contentType: "application/json") { object in
+            guard JSONSerialization.isValidJSONObject(object),
+                  let body = try? JSONSerialization.data(withJSONObject: object, options: writingOptions) else {
+                throw RequestSerializationError.invalidJSONParameters
+            }
+            return body
         }
-        var request = try addingDefaultHeaders(to: request)
-        guard let parameters else { return request }
-        let object = try ParameterValue(parameters).foundationObject
-        guard JSONSerialization.isValidJSONObject(object) else { throw RequestSerializationError.invalidJSONParameters }
-        let body: Data
-        do {
-            body = try JSONSerialization.data(withJSONObject: object, options: writingOptions)
-        } catch {
-            throw RequestSerializationError.invalidJSONParameters
-        }
-        if request.value(forHTTPHeaderField: "Content-Type") == nil {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        request.httpBody = body
-        return request
     }
 }

@@ -20,25 +20,15 @@ public final class PropertyListRequestSerializer: HTTPRequestSerializer, @unchec
     }
 
     public override func request(bySerializing request: URLRequest, withParameters parameters: Any?) throws -> URLRequest {
-        if encodesParametersInURI(request) {
-            return try super.request(bySerializing: request, withParameters: parameters)
+        try bodyEncodedRequest(request, parameters: parameters, contentType: "application/x-plist") { object in
+            guard PropertyListSerialization.propertyList(object, isValidFor: format) else {
+                throw RequestSerializationError.invalidPropertyListParameters(reason: "not a property-list object")
+            }
+            do {
+                return try PropertyListSerialization.data(fromPropertyList: object, format: format, options: 0)
+            } catch {
+                throw RequestSerializationError.invalidPropertyListParameters(reason: String(describing: error))
+            }
         }
-        var request = try addingDefaultHeaders(to: request)
-        guard let parameters else { return request }
-        let object = try ParameterValue(parameters).foundationObject
-        guard PropertyListSerialization.propertyList(object, isValidFor: format) else {
-            throw RequestSerializationError.invalidPropertyListParameters(reason: "not a property-list object")
-        }
-        let body: Data
-        do {
-            body = try PropertyListSerialization.data(fromPropertyList: object, format: format, options: 0)
-        } catch {
-            throw RequestSerializationError.invalidPropertyListParameters(reason: String(describing: error))
-        }
-        if request.value(forHTTPHeaderField: "Content-Type") == nil {
-            request.setValue("application/x-plist", forHTTPHeaderField: "Content-Type")
-        }
-        request.httpBody = body
-        return request
     }
 }
