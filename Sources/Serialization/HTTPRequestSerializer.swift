@@ -138,6 +138,10 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
         try request(bySerializing: baseRequest(method: method, urlString: urlString), withParameters: parameters)
     }
 
+    /// Adds the default headers the request lacks, then encodes `parameters` as a query string:
+    /// appended to the URL for `httpMethodsEncodingParametersInURI` (no `?` for an empty query),
+    /// otherwise as the body with `Content-Type: application/x-www-form-urlencoded` unless set
+    /// (an empty body for `nil` parameters).
     open func request(bySerializing request: URLRequest, withParameters parameters: Any?) throws -> URLRequest {
         try queryEncodedRequest(request, parameters: parameters)
     }

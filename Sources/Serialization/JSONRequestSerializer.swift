@@ -18,6 +18,7 @@ public final class JSONRequestSerializer: HTTPRequestSerializer, @unchecked Send
         super.init()
     }
 
+    /// Writes `parameters` as JSON; see the type's description. Throws `.invalidJSONParameters`.
     public override func request(bySerializing request: URLRequest, withParameters parameters: Any?) throws -> URLRequest {
         try bodyEncodedRequest(request, parameters: parameters, contentType: "application/json") { object in
             guard JSONSerialization.isValidJSONObject(object),

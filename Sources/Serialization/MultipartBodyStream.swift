@@ -47,29 +47,37 @@ public final class MultipartBodyStream: InputStream {
         closeCurrentSource()
     }
 
+    /// `.error` once a source failed; `.atEnd` after the last byte.
     public override var streamStatus: Stream.Status { status }
 
+    /// The `RequestSerializationError` that stopped the stream, if any.
     public override var streamError: (any Error)? { failure }
 
+    /// `true` until the last byte was read: URLSession on Linux ends the body at the first `false`.
     public override var hasBytesAvailable: Bool {
         (status == .open || status == .reading) && totalRead < contentLength
     }
 
+    /// Opens the stream; sources are opened only when reading reaches them.
     public override func open() {
         if status == .notOpen { status = contentLength == 0 ? .atEnd : .open }
     }
 
+    /// Closes the source being read, if any.
     public override func close() {
         closeCurrentSource()
         if status != .error { status = .closed }
     }
 
+    /// Always `false`: bytes are produced by `read`, never held in a buffer.
     public override func getBuffer(
         _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>
     ) -> Bool {
         false
     }
 
+    /// Fills `buffer` with up to `len` bytes (fewer under throttling) from the sources in order;
+    /// returns 0 at the end and -1 once a source failed (see `streamError`).
     public override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         switch status {
         case .open, .reading: break

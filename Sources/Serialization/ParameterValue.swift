@@ -47,11 +47,6 @@ indirect enum ParameterValue {
             self = .set(members.sorted { Self.precedes($0.sortText, $1.sortText) })
         case let array as [Any]:
             self = try .array(array.map { try ParameterValue($0) })
-        case let date as Date:
-            let text = date.formatted(.iso8601)
-            self = .scalar(text: text, object: text)
-        case let url as URL:
-            self = .scalar(text: url.absoluteString, object: url.absoluteString)
         case let encodable as any Encodable:
             self = try ParameterEncoder.encode(encodable)
         default:

@@ -19,6 +19,8 @@ public final class PropertyListRequestSerializer: HTTPRequestSerializer, @unchec
         super.init()
     }
 
+    /// Writes `parameters` as a property list; see the type's description.
+    /// Throws `.invalidPropertyListParameters`.
     public override func request(bySerializing request: URLRequest, withParameters parameters: Any?) throws -> URLRequest {
         try bodyEncodedRequest(request, parameters: parameters, contentType: "application/x-plist") { object in
             guard PropertyListSerialization.propertyList(object, isValidFor: format) else {

@@ -43,8 +43,10 @@ public enum RequestSerializationError: Error, Sendable, Equatable {
 }
 
 extension RequestSerializationError: CustomNSError, LocalizedError {
+    /// AFNetworking's error domain for this layer.
     public static var errorDomain: String { AFNetworkingErrorKeys.requestSerializationDomain }
 
+    /// AFNetworking's code for the failure (an `NSURLError` value).
     public var errorCode: Int {
         switch self {
         case .invalidJSONParameters, .invalidPropertyListParameters, .invalidQueryParameters, .encodingFailed:
@@ -55,8 +57,10 @@ extension RequestSerializationError: CustomNSError, LocalizedError {
         }
     }
 
+    /// A one-line description, AFNetworking's wording where it has one.
     public var errorDescription: String? { failureReason }
 
+    /// Why serialization failed; never includes a header value, which may hold a credential.
     public var failureReason: String? {
         switch self {
         case .invalidURL(let string): return "Invalid URL: \(string)"
@@ -77,6 +81,7 @@ extension RequestSerializationError: CustomNSError, LocalizedError {
         }
     }
 
+    /// AFNetworking's `userInfo` keys for the bridged `NSError`.
     public var errorUserInfo: [String: Any] {
         var userInfo: [String: Any] = [NSLocalizedFailureReasonErrorKey: failureReason ?? ""]
         userInfo[NSLocalizedDescriptionKey] = failureReason

@@ -27,11 +27,13 @@ public final class StreamingMultipartFormData: MultipartFormData {
     /// `multipart/form-data; boundary=<boundary>`.
     public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
 
+    /// See `MultipartFormData.appendPart(withFileURL:name:)`.
     public func appendPart(withFileURL fileURL: URL, name: String) throws {
         try appendPart(withFileURL: fileURL, name: name, fileName: fileURL.lastPathComponent,
                        mimeType: MIMEType.forPathExtension(fileURL.pathExtension))
     }
 
+    /// The file's size is read now; the bytes when the body stream reaches the part.
     public func appendPart(withFileURL fileURL: URL, name: String, fileName: String, mimeType: String) throws {
         guard fileURL.isFileURL else { throw RequestSerializationError.notAFileURL(fileURL) }
         let attributes: [FileAttributeKey: Any]
@@ -48,19 +50,23 @@ public final class StreamingMultipartFormData: MultipartFormData {
         append(try fileHeaders(name: name, fileName: fileName, mimeType: mimeType), .file(fileURL, length: size))
     }
 
+    /// See `MultipartFormData.appendPart(with:name:fileName:length:mimeType:)`.
     public func appendPart(with inputStream: InputStream, name: String, fileName: String, length: UInt64, mimeType: String) throws {
         append(try fileHeaders(name: name, fileName: fileName, mimeType: mimeType), .stream(inputStream, length: length))
     }
 
+    /// See `MultipartFormData.appendPart(withFileData:name:fileName:mimeType:)`.
     public func appendPart(withFileData data: Data, name: String, fileName: String, mimeType: String) throws {
         append(try fileHeaders(name: name, fileName: fileName, mimeType: mimeType), .bytes(data))
     }
 
+    /// See `MultipartFormData.appendPart(withForm:name:)`.
     public func appendPart(withForm data: Data, name: String) throws {
         try HTTPHeaderValidation.validate(field: name)
         append([(name: "Content-Disposition", value: "form-data; name=\"\(Self.quoted(name))\"")], .bytes(data))
     }
 
+    /// See `MultipartFormData.appendPart(withHeaders:body:)`.
     public func appendPart(withHeaders headers: [String: String], body: Data) throws {
         try HTTPHeaderValidation.validate(headers: headers)
         let ordered = headers.sorted { lhs, rhs in
@@ -71,6 +77,7 @@ public final class StreamingMultipartFormData: MultipartFormData {
         append(ordered.map { (name: $0.key, value: $0.value) }, .bytes(body))
     }
 
+    /// Applies to body streams made after the call.
     public func throttleBandwidth(withPacketSize packetSize: Int, delay: TimeInterval) {
         throttle = MultipartBodyStream.Throttle(packetSize: max(1, packetSize), delay: max(0, delay))
     }

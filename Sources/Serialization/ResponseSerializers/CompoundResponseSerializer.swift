@@ -15,6 +15,7 @@ public struct CompoundResponseSerializer: URLResponseSerialization {
         self.responseSerializers = responseSerializers
     }
 
+    /// The first object any serializer yields; see the type's description.
     public func responseObject(for response: URLResponse?, data: Data?) throws -> (any Sendable)? {
         var firstError: (any Error)?
         for serializer in responseSerializers {

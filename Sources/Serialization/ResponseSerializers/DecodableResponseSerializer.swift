@@ -7,7 +7,9 @@ import FoundationNetworking
 /// An empty body is an error here (there is no `T` to return); use `HTTPResponseSerializer`
 /// for replies without content. Not in AFNetworking.
 public struct DecodableResponseSerializer<T: Decodable & Sendable>: URLResponseSerialization, ResponseValidation {
+    /// Accepted status codes (`nil`: all); see `ResponseValidation`.
     public var acceptableStatusCodes: IndexSet?
+    /// Accepted MIME types (`nil`: all); see `ResponseValidation`.
     public var acceptableContentTypes: Set<String>?
     /// The decoder. Default: a plain `JSONDecoder()`.
     public var decoder: JSONDecoder

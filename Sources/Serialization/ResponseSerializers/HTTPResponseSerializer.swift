@@ -6,7 +6,9 @@ import FoundationNetworking
 /// Validates status code and content type and passes the body through unchanged.
 /// AFNetworking: `AFHTTPResponseSerializer`.
 public struct HTTPResponseSerializer: URLResponseSerialization, ResponseValidation {
+    /// Accepted status codes (`nil`: all); see `ResponseValidation`.
     public var acceptableStatusCodes: IndexSet?
+    /// Accepted MIME types (`nil`: all); see `ResponseValidation`.
     public var acceptableContentTypes: Set<String>?
 
     /// Accepts 200-299 and (by default) any content type.

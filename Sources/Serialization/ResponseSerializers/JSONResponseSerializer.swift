@@ -7,7 +7,9 @@ import FoundationNetworking
 /// error. Objects come back as `[String: any Sendable]`, arrays as `[any Sendable]`, numbers as
 /// `NSNumber`, null as `NSNull`. AFNetworking: `AFJSONResponseSerializer`.
 public struct JSONResponseSerializer: URLResponseSerialization, ResponseValidation {
+    /// Accepted status codes (`nil`: all); see `ResponseValidation`.
     public var acceptableStatusCodes: IndexSet?
+    /// Accepted MIME types (`nil`: all); see `ResponseValidation`.
     public var acceptableContentTypes: Set<String>?
     /// Options for `JSONSerialization`. Default: none; `.fragmentsAllowed` accepts bare values.
     public var readingOptions: JSONSerialization.ReadingOptions

@@ -6,7 +6,9 @@ import FoundationNetworking
 /// Validates, then parses the body as a property list (XML or binary). An empty body gives
 /// `nil`. AFNetworking: `AFPropertyListResponseSerializer`.
 public struct PropertyListResponseSerializer: URLResponseSerialization, ResponseValidation {
+    /// Accepted status codes (`nil`: all); see `ResponseValidation`.
     public var acceptableStatusCodes: IndexSet?
+    /// Accepted MIME types (`nil`: all); see `ResponseValidation`.
     public var acceptableContentTypes: Set<String>?
 
     /// Accepts 200-299 and `application/x-plist`.

@@ -44,8 +44,10 @@ public struct ResponseSerializationError: Error, Sendable {
 }
 
 extension ResponseSerializationError: CustomNSError, LocalizedError {
+    /// AFNetworking's error domain for this layer.
     public static var errorDomain: String { AFNetworkingErrorKeys.responseSerializationDomain }
 
+    /// AFNetworking's code for the failure (an `NSURLError` value).
     public var errorCode: Int {
         switch reason {
         case .unacceptableStatusCode: return URLError.badServerResponse.rawValue
@@ -53,6 +55,7 @@ extension ResponseSerializationError: CustomNSError, LocalizedError {
         }
     }
 
+    /// A one-line description, AFNetworking's wording where it has one.
     public var errorDescription: String? {
         switch reason {
         case .unacceptableStatusCode(let code):
@@ -65,6 +68,7 @@ extension ResponseSerializationError: CustomNSError, LocalizedError {
         }
     }
 
+    /// AFNetworking's `userInfo` keys for the bridged `NSError`.
     public var errorUserInfo: [String: Any] {
         var userInfo: [String: Any] = [:]
         userInfo[NSLocalizedDescriptionKey] = errorDescription

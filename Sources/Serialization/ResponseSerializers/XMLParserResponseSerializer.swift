@@ -20,7 +20,9 @@ public struct XMLResponse: Sendable {
 /// AFNetworking: `AFXMLParserResponseSerializer` (whose result is an `NSXMLParser`; here
 /// `XMLResponse.makeParser()` gives one).
 public struct XMLParserResponseSerializer: URLResponseSerialization, ResponseValidation {
+    /// Accepted status codes (`nil`: all); see `ResponseValidation`.
     public var acceptableStatusCodes: IndexSet?
+    /// Accepted MIME types (`nil`: all); see `ResponseValidation`.
     public var acceptableContentTypes: Set<String>?
 
     /// Accepts 200-299 and `application/xml`, `text/xml`.
