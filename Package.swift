@@ -8,9 +8,12 @@ let package = Package(
     ],
     targets: [
         .target(name: "AFSerialization", path: "Sources/Serialization"),
-        .target(name: "AFNetworking", dependencies: ["AFSerialization"], path: "Sources/AFNetworking"),
+        .target(name: "AFSession", dependencies: ["AFSerialization"], path: "Sources/Session"),
+        .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession"], path: "Sources/AFNetworking"),
         .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking"], path: "Benchmarks"),
-        .testTarget(name: "SerializationTests", dependencies: ["AFSerialization"], path: "Tests/SerializationTests"),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SerializationTests", dependencies: ["AFSerialization", "TestSupport"], path: "Tests/SerializationTests"),
+        .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFSerialization", "TestSupport"], path: "Tests/SessionTests"),
     ]
 )

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import XCTest
 
 /// Run again under the thread sanitizer by `scripts/test.sh` (every `*ConcurrencyTests` class).

@@ -1,4 +1,5 @@
 import AFSerialization
+import TestSupport
 import XCTest
 
 final class MIMETypeTests: XCTestCase {

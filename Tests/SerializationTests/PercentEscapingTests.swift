@@ -1,5 +1,6 @@
 import AFSerialization
 import Foundation
+import TestSupport
 import XCTest
 
 final class PercentEscapingTests: XCTestCase {

@@ -6,6 +6,7 @@ import FoundationNetworking
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import TestSupport
 import XCTest
 
 final class XMLParserResponseSerializerTests: XCTestCase {

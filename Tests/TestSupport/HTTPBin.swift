@@ -6,8 +6,8 @@ import XCTest
 
 /// The local httpbin that `scripts/test.sh` starts. Tests that need it fail (never skip) when
 /// it is absent, so a missing server cannot pass as green.
-enum HTTPBin {
-    static func url(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+public enum HTTPBin {
+    public static func url(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
         guard let base = ProcessInfo.processInfo.environment["AFN_HTTPBIN_URL"], let url = URL(string: base + path) else {
             XCTFail("AFN_HTTPBIN_URL is not set: run the tests through scripts/test.sh", file: file, line: line)
             throw URLError(.cannotConnectToHost)
@@ -16,7 +16,7 @@ enum HTTPBin {
     }
 
     /// Sends `request` with a plain URLSession and returns the status and the JSON body.
-    static func send(_ request: URLRequest) async throws -> (status: Int, json: [String: Any]) {
+    public static func send(_ request: URLRequest) async throws -> (status: Int, json: [String: Any]) {
         let (data, response) = try await session.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
@@ -24,7 +24,7 @@ enum HTTPBin {
     }
 
     /// Uploads the file at `file` with `request` and returns the status and the JSON body.
-    static func upload(_ request: URLRequest, fromFile file: URL) async throws -> (status: Int, json: [String: Any]) {
+    public static func upload(_ request: URLRequest, fromFile file: URL) async throws -> (status: Int, json: [String: Any]) {
         let (data, response) = try await session.upload(for: request, fromFile: file)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
@@ -32,7 +32,7 @@ enum HTTPBin {
     }
 
     /// Fetches `path` and returns the response and body for response-serializer tests.
-    static func fetch(_ path: String) async throws -> (HTTPURLResponse, Data) {
+    public static func fetch(_ path: String) async throws -> (HTTPURLResponse, Data) {
         let (data, response) = try await session.data(for: URLRequest(url: try url(path)))
         return (try XCTUnwrap(response as? HTTPURLResponse), data)
     }
@@ -44,13 +44,13 @@ enum HTTPBin {
     }()
 
     /// httpbin's form values: a string for one value, a list for several; always a list here.
-    static func formValues(_ json: [String: Any]) -> [String: [String]] {
+    public static func formValues(_ json: [String: Any]) -> [String: [String]] {
         let form = json["form"] as? [String: Any] ?? [:]
         return form.mapValues { value in (value as? [String]) ?? [value as? String ?? "\(value)"] }
     }
 
     /// httpbin's file contents: UTF-8 text as is, anything else as a base64 `data:` URI.
-    static func fileContents(_ json: [String: Any]) -> [String: Data] {
+    public static func fileContents(_ json: [String: Any]) -> [String: Data] {
         let files = json["files"] as? [String: Any] ?? [:]
         return files.compactMapValues { value in
             guard let text = value as? String else { return nil }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads `stream` to its end in `chunk`-byte reads; returns the bytes, or the stream's error.
-func readAll(_ stream: InputStream, chunk: Int = 65_524) throws -> Data {
+public func readAll(_ stream: InputStream, chunk: Int = 65_524) throws -> Data {
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: chunk)
     stream.open()
@@ -15,37 +15,37 @@ func readAll(_ stream: InputStream, chunk: Int = 65_524) throws -> Data {
 }
 
 /// A temporary directory removed when the test's teardown calls `remove()`.
-struct TemporaryDirectory {
-    let url: URL
+public struct TemporaryDirectory {
+    public let url: URL
 
-    init() throws {
+    public init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("afn-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    func file(_ name: String, contents: Data) throws -> URL {
+    public func file(_ name: String, contents: Data) throws -> URL {
         let file = url.appendingPathComponent(name)
         try contents.write(to: file)
         return file
     }
 
-    func remove() { try? FileManager.default.removeItem(at: url) }
+    public func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
 /// An input stream that fails after delivering its first bytes.
-final class FailingInputStream: InputStream {
+public final class FailingInputStream: InputStream {
     private var delivered = false
     private var failed = false
 
-    init() { super.init(data: Data()) }
+    public init() { super.init(data: Data()) }
 
-    override func open() {}
-    override func close() {}
-    override var hasBytesAvailable: Bool { !failed }
-    override var streamStatus: Stream.Status { failed ? .error : .open }
-    override var streamError: (any Error)? { failed ? CocoaError(.fileReadCorruptFile) : nil }
+    public override func open() {}
+    public override func close() {}
+    public override var hasBytesAvailable: Bool { !failed }
+    public override var streamStatus: Stream.Status { failed ? .error : .open }
+    public override var streamError: (any Error)? { failed ? CocoaError(.fileReadCorruptFile) : nil }
 
-    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+    public override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         if !delivered {
             delivered = true
             buffer[0] = 0x41

@@ -1,0 +1,13 @@
+/// How a finished download is put at its destination.
+public struct DownloadOptions: OptionSet, Sendable {
+    public let rawValue: Int
+
+    /// An options value from its raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Replace a file already at the destination (atomically). Without it an existing file
+    /// makes the download fail with `SessionError.downloadFileFailed` and is left untouched.
+    public static let replaceExistingFile = DownloadOptions(rawValue: 1 << 0)
+    /// Create missing parent directories of the destination.
+    public static let createIntermediateDirectories = DownloadOptions(rawValue: 1 << 1)
+}

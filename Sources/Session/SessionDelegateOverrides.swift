@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Closures that replace or observe the manager's handling of URLSession delegate events,
+/// AFNetworking's `set...Block:` methods. Each runs on the manager's delegate queue, so it must
+/// return quickly. Set them before starting tasks.
+///
+/// Not offered, because URLSession on Linux never raises the event: session-level
+/// authentication challenges (there is no server-trust challenge), `needNewBodyStream`, and a
+/// data task becoming a download task.
+public struct SessionDelegateOverrides: Sendable {
+    /// Called when the session became invalid. AFNetworking: `setSessionDidBecomeInvalidBlock:`.
+    public var sessionDidBecomeInvalid: (@Sendable (URLSession, (any Error)?) -> Void)?
+
+    /// Answers a task's credential challenge instead of the manager. An answer of
+    /// `.useCredential` with a `nil` credential is refused for you (URLSession on Linux
+    /// crashes on it): the task then fails with `SessionError.authenticationRequired`.
+    /// AFNetworking: `setAuthenticationChallengeHandler:`.
+    public var taskDidReceiveAuthenticationChallenge:
+        (@Sendable (URLSession, URLSessionTask, URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, URLCredential?))?
+
+    /// Chooses the request for a redirect; `nil` stops at the redirect response. A 307 or 308
+    /// of a request with a body is stopped before this is asked (see `SessionError.redirectWouldDropBody`).
+    /// AFNetworking: `setTaskWillPerformHTTPRedirectionBlock:`.
+    public var taskWillPerformHTTPRedirection: (@Sendable (URLSession, URLSessionTask, HTTPURLResponse, URLRequest) -> URLRequest?)?
+
+    /// Observes upload progress: bytes sent, total sent, total expected.
+    /// AFNetworking: `setTaskDidSendBodyDataBlock:`.
+    public var taskDidSendBodyData: (@Sendable (URLSession, URLSessionTask, Int64, Int64, Int64) -> Void)?
+
+    /// Observes completion with the error the task's handler will get (before serialization).
+    /// AFNetworking: `setTaskDidCompleteBlock:`.
+    public var taskDidComplete: (@Sendable (URLSession, URLSessionTask, (any Error)?) -> Void)?
+
+    /// Receives the task's metrics. AFNetworking: `setTaskDidFinishCollectingMetricsBlock:`.
+    public var taskDidFinishCollectingMetrics: (@Sendable (URLSession, URLSessionTask, TaskMetrics) -> Void)?
+
+    /// Decides whether a response's body is loaded. `.cancel` cancels the task (URLSession on
+    /// Linux ignores it and keeps loading). AFNetworking: `setDataTaskDidReceiveResponseBlock:`.
+    public var dataTaskDidReceiveResponse: (@Sendable (URLSession, URLSessionDataTask, URLResponse) -> URLSession.ResponseDisposition)?
+
+    /// Observes each chunk of a data or upload task's body (not of downloads).
+    /// AFNetworking: `setDataTaskDidReceiveDataBlock:`.
+    public var dataTaskDidReceiveData: (@Sendable (URLSession, URLSessionDataTask, Data) -> Void)?
+
+    /// The destination of downloads created without one; `nil` discards the body. Receives the
+    /// file the body was written to. AFNetworking: `setDownloadTaskDidFinishDownloadingBlock:`.
+    public var downloadTaskDidFinishDownloading: (@Sendable (URLSession, URLSessionTask, URL) -> URL?)?
+
+    /// Observes download progress: bytes written now, total written, total expected (-1 when
+    /// unknown). AFNetworking: `setDownloadTaskDidWriteDataBlock:`.
+    public var downloadTaskDidWriteData: (@Sendable (URLSession, URLSessionTask, Int64, Int64, Int64) -> Void)?
+
+    /// Called when a resumed download continues: the offset it continues from and the total
+    /// expected. AFNetworking: `setDownloadTaskDidResumeBlock:`.
+    public var downloadTaskDidResume: (@Sendable (URLSession, URLSessionTask, Int64, Int64) -> Void)?
+
+    /// No overrides: the manager's own handling.
+    public init() {}
+}

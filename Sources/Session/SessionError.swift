@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Failures the session layer reports itself, each standing in for a Linux URLSession defect
+/// that would otherwise hang, crash or lose data. Bridges to `NSError` in `NSURLErrorDomain`
+/// with the closest `URLError` code.
+public enum SessionError: Error, Sendable {
+    /// A task was requested after `invalidateSession(cancelingTasks:resetSession:)`.
+    /// URLSession on Linux kills the process instead. Code -999 (cancelled).
+    case sessionInvalidated
+    /// The server asked for credentials (`401` with a challenge) and none was configured, or
+    /// the configured one was refused. URLSession on Linux would wait forever. Code -1013.
+    case authenticationRequired(response: HTTPURLResponse?)
+    /// A 307 or 308 redirect of a request with a body was not followed: URLSession on Linux
+    /// re-sends such a request with an empty body. The response is the redirect. Code -1007.
+    case redirectWouldDropBody(response: HTTPURLResponse)
+    /// The request body stream failed or ended before its declared length. Code -1021.
+    case bodyStreamFailed(underlying: any Error)
+    /// A download could not be written, or not moved to its destination. Code -3000 (cannot
+    /// create file) or -3002 (cannot move file).
+    case downloadFileFailed(reason: String, destination: URL?)
+    /// Resume data that this library did not produce, or whose partial file is gone. Code -3003.
+    case invalidResumeData(reason: String)
+}
+
+extension SessionError: CustomNSError, LocalizedError {
+    /// `NSURLErrorDomain`, where URLSession's own errors live.
+    public static var errorDomain: String { NSURLErrorDomain }
+
+    /// The closest `URLError` code.
+    public var errorCode: Int {
+        switch self {
+        case .sessionInvalidated: return URLError.cancelled.rawValue
+        case .authenticationRequired: return URLError.userAuthenticationRequired.rawValue
+        case .redirectWouldDropBody: return URLError.httpTooManyRedirects.rawValue
+        case .bodyStreamFailed: return URLError.requestBodyStreamExhausted.rawValue
+        case .downloadFileFailed(_, let destination):
+            return destination == nil ? URLError.cannotCreateFile.rawValue : URLError.cannotMoveFile.rawValue
+        case .invalidResumeData: return URLError.cannotOpenFile.rawValue
+        }
+    }
+
+    /// A one-line description.
+    public var errorDescription: String? {
+        switch self {
+        case .sessionInvalidated: return "The session was invalidated; no new task can be created."
+        case .authenticationRequired(let response):
+            return "Authentication required (\(response?.statusCode ?? 401)) and no usable credential was given."
+        case .redirectWouldDropBody(let response):
+            return "Redirect \(response.statusCode) of a request with a body was not followed: it would be re-sent without its body."
+        case .bodyStreamFailed(let underlying): return "The request body stream failed: \(underlying.localizedDescription)"
+        case .downloadFileFailed(let reason, let destination):
+            return "The download could not be \(destination == nil ? "written" : "moved to \(destination!.path)"): \(reason)"
+        case .invalidResumeData(let reason): return "Invalid resume data: \(reason)"
+        }
+    }
+
+    /// The failing URL where there is one.
+    public var errorUserInfo: [String: Any] {
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: errorDescription ?? ""]
+        switch self {
+        case .authenticationRequired(let response?):
+            userInfo[NSURLErrorFailingURLErrorKey] = response.url
+        case .redirectWouldDropBody(let response):
+            userInfo[NSURLErrorFailingURLErrorKey] = response.url
+        case .bodyStreamFailed(let underlying):
+            userInfo[NSUnderlyingErrorKey] = underlying as NSError
+        default:
+            break
+        }
+        return userInfo
+    }
+}

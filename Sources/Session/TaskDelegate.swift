@@ -1,0 +1,303 @@
+import AFSerialization
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything about one task: its body (accumulated, or written to a file for downloads), its
+/// upload and download `Progress`, its handlers, its metrics, and the Linux failures the
+/// manager turns into typed errors. The manager's URLSession delegate methods forward each
+/// event here from the serial delegate queue; handlers run on the task's delivery queue.
+final class TaskDelegate: @unchecked Sendable {
+    // @unchecked: every mutable field is in `state` (a `Locked`); the other stored properties
+    // are immutable, and `Progress` synchronizes itself.
+
+    enum Direction: Hashable, Sendable {
+        case upload
+        case download
+    }
+
+    enum Kind: Equatable {
+        case data
+        case upload
+        case download
+    }
+
+    /// The handlers given when the task was created.
+    struct Handlers {
+        var uploadProgress: URLSessionManager.ProgressHandler?
+        var downloadProgress: URLSessionManager.ProgressHandler?
+        var completion: URLSessionManager.CompletionHandler?
+        var destination: URLSessionManager.DownloadDestination?
+        var downloadOptions: DownloadOptions = []
+    }
+
+    private struct State {
+        var data = Data()
+        var response: HTTPURLResponse?
+        var responseStart: Date?
+        var redirectCount = 0
+        var bytesSent: Int64 = 0
+        var bytesReceived: Int64 = 0
+        var authenticationRequired = false
+        var stoppedRedirect: HTTPURLResponse?
+        var writer: DownloadWriter?
+        var writeError: (any Error)?
+        var resumeDataHandler: (@Sendable (Data?) -> Void)?
+        var pendingDeliveries: Set<Direction> = []
+        var completed = false
+    }
+
+    let task: URLSessionTask
+    let kind: Kind
+    let responseSerializer: any URLResponseSerialization
+    let credential: URLCredential?
+    let bodyStream: UploadBodyStream?
+    /// The upload's length when URLSession cannot know it (stream bodies).
+    let knownUploadLength: Int64?
+    let uploadProgress = Progress(totalUnitCount: 0)
+    let downloadProgress = Progress(totalUnitCount: 0)
+    let taskStart = Date()
+    private let handlers: Handlers
+    /// Serial, so that progress reaches the handlers in order and before the completion;
+    /// it targets the manager's completion queue, or its processing queue when there is none.
+    private let deliveryQueue: DispatchQueue
+    private let hasCompletionQueue: Bool
+    private let state: Locked<State>
+
+    init(
+        task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
+        bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
+        completionQueue: DispatchQueue?, processingQueue: DispatchQueue
+    ) {
+        self.task = task
+        self.kind = kind
+        self.responseSerializer = responseSerializer
+        self.credential = credential
+        self.bodyStream = bodyStream
+        self.knownUploadLength = knownUploadLength
+        self.handlers = handlers
+        deliveryQueue = DispatchQueue(label: "AFNetworking.task", target: completionQueue ?? processingQueue)
+        hasCompletionQueue = completionQueue != nil
+        state = Locked(State(writer: writer))
+        downloadProgress.completedUnitCount = writer?.resumeOffset ?? 0
+        for progress in [uploadProgress, downloadProgress] {
+            progress.isCancellable = true
+            progress.isPausable = true
+            progress.cancellationHandler = { [weak task] in task?.cancel() }
+            progress.pausingHandler = { [weak task] in task?.suspend() }
+            progress.resumingHandler = { [weak task] in task?.resume() }
+        }
+    }
+
+    // MARK: Events, on the delegate queue
+
+    func didReceive(response: URLResponse) {
+        guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode) else { return }
+        let failed: Bool = state.withLock { state in
+            state.response = response
+            state.responseStart = Date()
+            state.data = Data()
+            state.bytesReceived = 0
+            guard let writer = state.writer else { return false }
+            do {
+                try writer.begin(response: response)
+            } catch {
+                state.writeError = error
+                return true
+            }
+            return false
+        }
+        if failed { task.cancel() }
+        let offset = state.withLock { $0.writer?.bytesInFile ?? 0 }
+        let expected = response.expectedContentLength
+        downloadProgress.totalUnitCount = expected >= 0 ? expected + offset : -1
+        downloadProgress.completedUnitCount = offset
+    }
+
+    /// Returns the bytes now received in total, counting a resumed download's partial file.
+    func didReceive(data: Data) -> Int64 {
+        let (failed, total): (Bool, Int64) = state.withLock { state in
+            state.bytesReceived += Int64(data.count)
+            guard let writer = state.writer else {
+                state.data.append(data)
+                return (false, state.bytesReceived)
+            }
+            do {
+                return (false, try writer.write(data))
+            } catch {
+                state.writeError = state.writeError ?? SessionError.downloadFileFailed(reason: error.localizedDescription, destination: nil)
+                return (true, writer.bytesInFile)
+            }
+        }
+        if failed {
+            task.cancel()
+            return total
+        }
+        downloadProgress.completedUnitCount = total
+        deliver(downloadProgress, handler: handlers.downloadProgress, direction: .download)
+        return total
+    }
+
+    func didSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        state.withLock { $0.bytesSent = totalBytesSent }
+        uploadProgress.totalUnitCount = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : knownUploadLength ?? -1
+        uploadProgress.completedUnitCount = totalBytesSent
+        deliver(uploadProgress, handler: handlers.uploadProgress, direction: .upload)
+    }
+
+    func didRedirect() {
+        state.withLock { $0.redirectCount += 1 }
+    }
+
+    /// A 307/308 redirect that URLSession would follow with an empty body was stopped.
+    func didStopRedirect(_ response: HTTPURLResponse) {
+        state.withLock { $0.stoppedRedirect = response }
+    }
+
+    /// A credential challenge was refused because no usable credential was available.
+    func didRefuseAuthenticationChallenge() {
+        state.withLock { $0.authenticationRequired = true }
+    }
+
+    /// Asks for resume data when the (download) task completes after a cancel.
+    func produceResumeData(_ handler: @escaping @Sendable (Data?) -> Void) {
+        state.withLock { $0.resumeDataHandler = handler }
+    }
+
+    /// Whether the task's request carries a body that a redirect could drop.
+    var hasRequestBody: Bool {
+        kind == .upload || task.originalRequest?.httpBody != nil || task.originalRequest?.httpBodyStream != nil
+    }
+
+    // MARK: Completion
+
+    /// The task completed with URLSession's `error`. Runs at most once; the handlers run later
+    /// on the delivery queue. Returns the error and metrics reported to the manager's overrides.
+    func complete(error urlSessionError: (any Error)?, manager: URLSessionManager) -> (error: (any Error)?, metrics: TaskMetrics)? {
+        let snapshot: State? = state.withLock { state in
+            guard !state.completed else { return nil }
+            state.completed = true
+            let snapshot = state
+            state.data = Data()
+            return snapshot
+        }
+        guard let snapshot else { return nil }
+        let response = (task.response as? HTTPURLResponse) ?? snapshot.response
+        let error = Self.error(for: snapshot, response: response, urlSessionError: urlSessionError, bodyStream: bodyStream)
+        let metrics = TaskMetrics(
+            taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
+            countOfRequestBodyBytesSent: max(snapshot.bytesSent, task.countOfBytesSent),
+            countOfResponseBodyBytesReceived: snapshot.bytesReceived, redirectCount: snapshot.redirectCount)
+        if let writer = snapshot.writer {
+            writer.close()
+            if error != nil { finishFailedDownload(writer, response: response, handler: snapshot.resumeDataHandler) }
+        }
+        let group = manager.completionGroup
+        group.enter()
+        let data = snapshot.data
+        let writer = snapshot.writer
+        let finish: @Sendable (Result) -> Void = { [self] result in
+            handlers.completion?(response, result.object, result.error)
+            manager.postCompletion(of: task, response: response, data: data, result: result,
+                                   serializer: responseSerializer, metrics: metrics)
+            group.leave()
+        }
+        if hasCompletionQueue {
+            // Keep the serializer off a caller's queue (which may be the main queue).
+            manager.processingQueue.async { [self] in
+                let result = serialize(response: response, data: data, error: error, writer: writer, manager: manager)
+                deliveryQueue.async { finish(result) }
+            }
+        } else {
+            deliveryQueue.async { [self] in
+                finish(serialize(response: response, data: data, error: error, writer: writer, manager: manager))
+            }
+        }
+        return (error, metrics)
+    }
+
+    private static func error(
+        for state: State, response: HTTPURLResponse?, urlSessionError: (any Error)?, bodyStream: UploadBodyStream?
+    ) -> (any Error)? {
+        if state.authenticationRequired { return SessionError.authenticationRequired(response: response) }
+        if let redirect = state.stoppedRedirect { return SessionError.redirectWouldDropBody(response: redirect) }
+        if let failure = bodyStream?.failure { return SessionError.bodyStreamFailed(underlying: failure) }
+        if let writeError = state.writeError { return writeError }
+        return urlSessionError
+    }
+
+    /// Keeps the partial file as resume data when it was asked for and can be validated;
+    /// deletes it otherwise.
+    private func finishFailedDownload(_ writer: DownloadWriter, response: HTTPURLResponse?, handler: (@Sendable (Data?) -> Void)?) {
+        guard let handler else {
+            writer.discard()
+            return
+        }
+        let request = task.originalRequest ?? task.currentRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
+        let resume = ResumeData(request: Self.withoutRangeHeaders(request), response: response,
+                                partialFile: writer.fileURL, bytesReceived: writer.bytesInFile)
+        if resume == nil { writer.discard() }
+        deliveryQueue.async { handler(resume?.encoded) }
+    }
+
+    private static func withoutRangeHeaders(_ request: URLRequest) -> URLRequest {
+        var request = request
+        request.setValue(nil, forHTTPHeaderField: "Range")
+        request.setValue(nil, forHTTPHeaderField: "If-Range")
+        return request
+    }
+
+    struct Result: Sendable {
+        var object: (any Sendable)?
+        var error: (any Error)?
+        var assetPath: URL?
+    }
+
+    /// On the processing queue: the response serializer for data and uploads; validation, then
+    /// the move to the destination, for downloads.
+    private func serialize(response: HTTPURLResponse?, data: Data, error: (any Error)?, writer: DownloadWriter?, manager: URLSessionManager) -> Result {
+        if let error { return Result(error: error) }
+        guard let writer else {
+            do {
+                return Result(object: try responseSerializer.responseObject(for: response, data: data) as (any Sendable)?)
+            } catch {
+                return Result(error: error)
+            }
+        }
+        do {
+            _ = try responseSerializer.responseObject(for: response, data: nil)
+        } catch {
+            writer.discard()
+            return Result(error: error)
+        }
+        let destination = response.flatMap { handlers.destination?(writer.fileURL, $0) }
+            ?? manager.overrides.downloadTaskDidFinishDownloading?(manager.session, task, writer.fileURL)
+        guard let destination else {
+            writer.discard()
+            return Result()
+        }
+        do {
+            try DownloadMover.move(writer.fileURL, to: destination, options: handlers.downloadOptions)
+            manager.post(.downloadTaskDidMoveFileSuccessfully, task: task, userInfo: [SessionNotificationKey.assetPath: destination])
+            return Result(object: destination, assetPath: destination)
+        } catch {
+            writer.discard()
+            manager.post(.downloadTaskDidFailToMoveFile, task: task, userInfo: [SessionNotificationKey.error: error])
+            return Result(error: error)
+        }
+    }
+
+    // MARK: Progress delivery
+
+    /// Queues one call of `handler` unless one is already queued: a slow handler sees fewer,
+    /// fresher updates instead of a backlog that grows with the body.
+    private func deliver(_ progress: Progress, handler: URLSessionManager.ProgressHandler?, direction: Direction) {
+        guard let handler else { return }
+        guard state.withLock({ $0.pendingDeliveries.insert(direction).inserted }) else { return }
+        deliveryQueue.async { [self] in
+            state.withLock { _ = $0.pendingDeliveries.remove(direction) }
+            handler(progress)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// URLSession's delegate callbacks, on `operationQueue`: each looks up the task's
+/// `TaskDelegate` and forwards the event, after the override closure if one is set.
+/// These are URLSession's entry points; do not call them yourself.
+extension URLSessionManager: URLSessionDataDelegate {
+    /// Posts `Notification.Name.sessionDidInvalidate` after the override closure.
+    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        overrides.sessionDidBecomeInvalid?(session, error)
+        NotificationCenter.default.post(name: .sessionDidInvalidate, object: session)
+    }
+
+    /// Answers HTTP Basic with the task's credential, else the manager's, once. Anything that
+    /// would hang or crash URLSession on Linux (no credential, a refused one, Digest, a `nil`
+    /// credential from an override) is cancelled instead, and the task fails with
+    /// `SessionError.authenticationRequired` carrying the 401 response.
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        let delegate = table.delegate(for: task)
+        var disposition: URLSession.AuthChallengeDisposition
+        var credential: URLCredential?
+        if let override = overrides.taskDidReceiveAuthenticationChallenge {
+            (disposition, credential) = override(session, task, challenge)
+        } else if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodHTTPBasic {
+            credential = delegate?.credential ?? self.credential
+            disposition = challenge.previousFailureCount == 0 && credential != nil ? .useCredential : .cancelAuthenticationChallenge
+        } else {
+            // Digest: URLSession on Linux stops the process on `.useCredential`; other schemes
+            // never reach here, and default handling of an HTTP challenge waits forever.
+            disposition = .cancelAuthenticationChallenge
+        }
+        if disposition == .performDefaultHandling || (disposition == .useCredential && credential == nil) {
+            disposition = .cancelAuthenticationChallenge
+            credential = nil
+        }
+        if disposition == .cancelAuthenticationChallenge { delegate?.didRefuseAuthenticationChallenge() }
+        completionHandler(disposition, credential)
+    }
+
+    /// Follows redirects (or what the override chooses), except a 307 or 308 of a request
+    /// with a body, which URLSession on Linux would re-send empty: that one stops at the
+    /// redirect response and the task fails with `SessionError.redirectWouldDropBody`.
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let delegate = table.delegate(for: task)
+        delegate?.didRedirect()
+        if [307, 308].contains(response.statusCode), delegate?.hasRequestBody ?? false {
+            delegate?.didStopRedirect(response)
+            completionHandler(nil)
+            return
+        }
+        completionHandler(overrides.taskWillPerformHTTPRedirection.map { $0(session, task, response, request) } ?? request)
+    }
+
+    /// Updates upload progress.
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        overrides.taskDidSendBodyData?(session, task, bytesSent, totalBytesSent, totalBytesExpectedToSend)
+        table.delegate(for: task)?.didSendBodyData(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
+    }
+
+    /// Removes the task from the table and completes it exactly once.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let delegate = table.remove(task), let outcome = delegate.complete(error: error, manager: self) else { return }
+        let overrides = self.overrides
+        overrides.taskDidFinishCollectingMetrics?(session, task, outcome.metrics)
+        overrides.taskDidComplete?(session, task, outcome.error)
+    }
+
+    /// Records the response; `.cancel` from the override cancels the task, which URLSession on
+    /// Linux would not do itself.
+    public func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let disposition = overrides.dataTaskDidReceiveResponse?(session, dataTask, response) ?? .allow
+        guard let delegate = table.delegate(for: dataTask) else {
+            completionHandler(disposition)
+            return
+        }
+        delegate.didReceive(response: response)
+        completionHandler(disposition)
+        if disposition == .cancel { dataTask.cancel() }
+        if delegate.kind == .download, let writer = response as? HTTPURLResponse,
+           DownloadWriter.rangeStart(of: writer).map({ $0 > 0 }) ?? false {
+            overrides.downloadTaskDidResume?(session, dataTask, delegate.downloadProgress.completedUnitCount, delegate.downloadProgress.totalUnitCount)
+        }
+    }
+
+    /// Accumulates the body, or writes it to the download's file.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let delegate = table.delegate(for: dataTask) else { return }
+        let total = delegate.didReceive(data: data)
+        if delegate.kind == .download {
+            overrides.downloadTaskDidWriteData?(session, dataTask, Int64(data.count), total, delegate.downloadProgress.totalUnitCount)
+        } else {
+            overrides.dataTaskDidReceiveData?(session, dataTask, data)
+        }
+    }
+}

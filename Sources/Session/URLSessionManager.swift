@@ -1,0 +1,323 @@
+import AFSerialization
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Owns one Foundation `URLSession`, is its delegate, and keeps a `TaskDelegate` per task
+/// (its body, progress, handlers and metrics) in a lock-protected table.
+///
+/// Built for Linux: the traps of Foundation's URLSession there are handled so that callers
+/// never meet them. A 401 without a usable credential fails promptly instead of hanging; a
+/// task requested after invalidation throws instead of killing the process; downloads are
+/// written by the manager (temporary files are always removed, cancelled downloads can
+/// resume); 307/308 redirects never re-send a request without its body; metrics are measured.
+///
+/// URLSession retains its delegate until the session is invalidated: call
+/// `invalidateSession(cancelingTasks:resetSession:)` when done with a manager, or it lives on.
+/// AFNetworking: `AFURLSessionManager`.
+open class URLSessionManager: NSObject, @unchecked Sendable {
+    // @unchecked: mutable state is in `state` (a `Locked`), the task table locks itself, and
+    // every other stored property is immutable.
+
+    /// Receives upload or download progress, on the task's delivery queue.
+    public typealias ProgressHandler = @Sendable (Progress) -> Void
+    /// Receives the response, the serialized object (for downloads, the destination URL) and
+    /// the error. Called exactly once per task.
+    public typealias CompletionHandler = @Sendable (_ response: URLResponse?, _ responseObject: (any Sendable)?, _ error: (any Error)?) -> Void
+    /// Chooses a download's destination from the file holding the body and the response.
+    public typealias DownloadDestination = @Sendable (_ temporaryURL: URL, _ response: URLResponse) -> URL
+
+    private struct State {
+        var session: URLSession?
+        var acceptsTasks = true
+        var responseSerializer: any URLResponseSerialization = JSONResponseSerializer()
+        var completionQueue: DispatchQueue?
+        var completionGroup = DispatchGroup()
+        var credential: URLCredential?
+        var overrides = SessionDelegateOverrides()
+    }
+
+    /// The serial queue URLSession calls the delegate on.
+    public let operationQueue: OperationQueue
+    /// The configuration every session of this manager is made with.
+    public let sessionConfiguration: URLSessionConfiguration
+    let processingQueue = DispatchQueue(label: "AFNetworking.processing", attributes: .concurrent)
+    let table = TaskDelegateTable()
+    private let state = Locked(State())
+
+    /// A manager with `configuration`, or by default `.default` without a `URLCache`: every
+    /// data task otherwise pays for a cache lookup (a directory listing under `~/.cache` on
+    /// Linux) that an API client rarely wants.
+    public init(configuration: URLSessionConfiguration? = nil) {
+        sessionConfiguration = configuration ?? {
+            let configuration = URLSessionConfiguration.default
+            configuration.urlCache = nil
+            return configuration
+        }()
+        operationQueue = OperationQueue()
+        operationQueue.maxConcurrentOperationCount = 1
+        operationQueue.name = "AFNetworking.delegate"
+        super.init()
+    }
+
+    // MARK: Configuration
+
+    /// The session; a new one is made on first use and after a reset. After an invalidation
+    /// without reset it is the invalidated session.
+    public var session: URLSession {
+        state.withLock { state in
+            if let session = state.session { return session }
+            let session = URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: operationQueue)
+            state.session = session
+            return session
+        }
+    }
+
+    /// Serializes the responses of tasks created from now on. Default `JSONResponseSerializer()`.
+    public var responseSerializer: any URLResponseSerialization {
+        get { state.withLock { $0.responseSerializer } }
+        set { state.withLock { $0.responseSerializer = newValue } }
+    }
+
+    /// Where completion and progress handlers of tasks created from now on run. Default `nil`:
+    /// a private concurrent queue, each task's handlers in order. Not the main queue, which a
+    /// Linux command-line tool or service without a run loop never drains; set `.main` only if
+    /// your program runs one.
+    public var completionQueue: DispatchQueue? {
+        get { state.withLock { $0.completionQueue } }
+        set { state.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// Entered when a task completes and left after its completion handler ran, so that
+    /// `completionGroup.wait()` or `notify` waits for outstanding handlers. Default: a group of
+    /// this manager's own.
+    public var completionGroup: DispatchGroup {
+        get { state.withLock { $0.completionGroup } }
+        set { state.withLock { $0.completionGroup = newValue } }
+    }
+
+    /// Answers HTTP Basic challenges of tasks created without a credential of their own.
+    /// Default `nil`: a challenge fails the task with `SessionError.authenticationRequired`.
+    public var credential: URLCredential? {
+        get { state.withLock { $0.credential } }
+        set { state.withLock { $0.credential = newValue } }
+    }
+
+    /// Closures replacing or observing delegate events.
+    public var overrides: SessionDelegateOverrides {
+        get { state.withLock { $0.overrides } }
+        set { state.withLock { $0.overrides = newValue } }
+    }
+
+    // MARK: Tasks
+
+    /// The tasks created by this manager that have not completed.
+    public var tasks: [URLSessionTask] { table.all.map(\.task) }
+    /// The data tasks among `tasks`.
+    public var dataTasks: [URLSessionTask] { table.all.filter { $0.kind == .data }.map(\.task) }
+    /// The upload tasks among `tasks`.
+    public var uploadTasks: [URLSessionTask] { table.all.filter { $0.kind == .upload }.map(\.task) }
+    /// The download tasks among `tasks`.
+    public var downloadTasks: [URLSessionTask] { table.all.filter { $0.kind == .download }.map(\.task) }
+
+    /// The upload progress of a task of this manager that has not completed.
+    public func uploadProgress(for task: URLSessionTask) -> Progress? { table.delegate(for: task)?.uploadProgress }
+
+    /// The download progress of a task of this manager that has not completed.
+    public func downloadProgress(for task: URLSessionTask) -> Progress? { table.delegate(for: task)?.downloadProgress }
+
+    /// A data task for `request`, not yet resumed. Throws `SessionError.sessionInvalidated`
+    /// after invalidation. AFNetworking: `dataTaskWithRequest:uploadProgress:downloadProgress:completionHandler:`.
+    public func dataTask(
+        with request: URLRequest, credential: URLCredential? = nil,
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
+        completionHandler: CompletionHandler? = nil
+    ) throws -> URLSessionTask {
+        let (prepared, stream) = Self.preparingBody(of: request)
+        return try makeTask(kind: stream == nil ? .data : .upload, credential: credential, bodyStream: stream,
+                            knownUploadLength: Self.knownLength(of: request),
+                            handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completionHandler)) {
+            $0.dataTask(with: prepared)
+        }
+    }
+
+    /// Uploads the file at `fileURL` as the body of `request`, with its length as
+    /// `Content-Length`. AFNetworking: `uploadTaskWithRequest:fromFile:progress:completionHandler:`.
+    public func uploadTask(
+        with request: URLRequest, fromFile fileURL: URL, credential: URLCredential? = nil,
+        progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
+    ) throws -> URLSessionTask {
+        try makeTask(kind: .upload, credential: credential, handlers: .init(uploadProgress: progress, completion: completionHandler)) {
+            $0.uploadTask(with: request, fromFile: fileURL)
+        }
+    }
+
+    /// Uploads `bodyData` as the body of `request`. Sent as the request's body rather than
+    /// through URLSession's upload-from-data, which copies the whole body on Linux.
+    /// AFNetworking: `uploadTaskWithRequest:fromData:progress:completionHandler:`.
+    public func uploadTask(
+        with request: URLRequest, from bodyData: Data, credential: URLCredential? = nil,
+        progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
+    ) throws -> URLSessionTask {
+        var request = request
+        request.httpBodyStream = nil
+        request.httpBody = bodyData
+        return try makeTask(kind: .upload, credential: credential, handlers: .init(uploadProgress: progress, completion: completionHandler)) {
+            $0.dataTask(with: request)
+        }
+    }
+
+    /// Uploads the request's `httpBodyStream`. The stream is sent chunked; a `Content-Length`
+    /// on the request is removed, because beside a chunked body it makes strict servers refuse
+    /// the request. A stream that fails completes the task with `SessionError.bodyStreamFailed`.
+    /// AFNetworking: `uploadTaskWithStreamedRequest:progress:completionHandler:`.
+    public func uploadTask(
+        withStreamedRequest request: URLRequest, credential: URLCredential? = nil,
+        progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
+    ) throws -> URLSessionTask {
+        let (prepared, stream) = Self.preparingBody(of: request)
+        return try makeTask(kind: .upload, credential: credential, bodyStream: stream, knownUploadLength: Self.knownLength(of: request),
+                            handlers: .init(uploadProgress: progress, completion: completionHandler)) {
+            $0.dataTask(with: prepared)
+        }
+    }
+
+    /// Downloads the body of `request` to the URL `destination` returns. The body is written
+    /// to a file of the manager's own and moved atomically when the task succeeds; it is
+    /// deleted on failure or cancellation (unless resume data was asked for). The completion's
+    /// object is the destination URL. AFNetworking: `downloadTaskWithRequest:progress:destination:completionHandler:`.
+    public func downloadTask(
+        with request: URLRequest, credential: URLCredential? = nil, progress: ProgressHandler? = nil,
+        destination: DownloadDestination? = nil, options: DownloadOptions = [], completionHandler: CompletionHandler? = nil
+    ) throws -> URLSessionTask {
+        try makeDownloadTask(request: request, writer: DownloadWriter(), credential: credential, progress: progress,
+                             destination: destination, options: options, completionHandler: completionHandler)
+    }
+
+    /// Continues a download from resume data produced by `cancel(_:producingResumeData:)`: asks
+    /// for the rest with `Range` and `If-Range`; when the server sends the whole resource
+    /// instead (it ignores ranges, or the resource changed), downloads it from the start.
+    /// Throws `SessionError.invalidResumeData`. AFNetworking: `downloadTaskWithResumeData:progress:destination:completionHandler:`.
+    public func downloadTask(
+        withResumeData resumeData: Data, credential: URLCredential? = nil, progress: ProgressHandler? = nil,
+        destination: DownloadDestination? = nil, options: DownloadOptions = [], completionHandler: CompletionHandler? = nil
+    ) throws -> URLSessionTask {
+        let resume = try ResumeData(decoding: resumeData)
+        let writer = DownloadWriter(resumingFile: URL(fileURLWithPath: resume.partialFilePath), resumeOffset: resume.bytesReceived)
+        return try makeDownloadTask(request: resume.continuationRequest, writer: writer, credential: credential, progress: progress,
+                                    destination: destination, options: options, completionHandler: completionHandler)
+    }
+
+    /// Cancels a download and hands `handler` the data to resume it with, or `nil` when it
+    /// cannot be resumed (nothing received yet, or no `ETag`/`Last-Modified` to validate the
+    /// range with). URLSession on Linux never produces resume data itself.
+    /// AFNetworking: `-[NSURLSessionDownloadTask cancelByProducingResumeData:]`.
+    public func cancel(_ task: URLSessionTask, producingResumeData handler: @escaping @Sendable (Data?) -> Void) {
+        guard let delegate = table.delegate(for: task), delegate.kind == .download else {
+            task.cancel()
+            handler(nil)
+            return
+        }
+        delegate.produceResumeData(handler)
+        task.cancel()
+    }
+
+    /// Resumes `task` and posts `Notification.Name.taskDidResume`.
+    public func resume(_ task: URLSessionTask) {
+        task.resume()
+        post(.taskDidResume, task: task, userInfo: [:])
+    }
+
+    /// Suspends `task` and posts `Notification.Name.taskDidSuspend`.
+    public func suspend(_ task: URLSessionTask) {
+        task.suspend()
+        post(.taskDidSuspend, task: task, userInfo: [:])
+    }
+
+    // MARK: Invalidation
+
+    /// Invalidates the session: cancelling its tasks (they complete with `URLError.cancelled`)
+    /// or letting them finish. Without `resetSession`, creating a task afterwards throws
+    /// `SessionError.sessionInvalidated`; with it, the next task gets a new session.
+    /// The session releases the manager once it is invalid.
+    /// AFNetworking: `invalidateSessionCancelingTasks:resetSession:`.
+    public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) {
+        let session: URLSession? = state.withLock { state in
+            let session = state.session
+            // Without a reset the invalidated session stays readable, as in AFNetworking; it no
+            // longer retains the manager once URLSession reports it invalid.
+            if resetSession { state.session = nil }
+            state.acceptsTasks = resetSession
+            return session
+        }
+        guard let session else { return }
+        if cancelingTasks { session.invalidateAndCancel() } else { session.finishTasksAndInvalidate() }
+    }
+
+    // MARK: Internals
+
+    private func makeDownloadTask(
+        request: URLRequest, writer: DownloadWriter, credential: URLCredential?, progress: ProgressHandler?,
+        destination: DownloadDestination?, options: DownloadOptions, completionHandler: CompletionHandler?
+    ) throws -> URLSessionTask {
+        try makeTask(kind: .download, credential: credential, writer: writer,
+                     handlers: .init(downloadProgress: progress, completion: completionHandler, destination: destination, downloadOptions: options)) {
+            $0.dataTask(with: request)
+        }
+    }
+
+    /// Creates the task and registers its delegate under the manager's lock, so that no task
+    /// is ever created on an invalidated session (URLSession on Linux kills the process).
+    private func makeTask(
+        kind: TaskDelegate.Kind, credential: URLCredential?, bodyStream: UploadBodyStream? = nil, knownUploadLength: Int64? = nil,
+        writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers, create: (URLSession) -> URLSessionTask
+    ) throws -> URLSessionTask {
+        try state.withLock { state in
+            guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
+            let session = state.session ?? URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: operationQueue)
+            state.session = session
+            let task = create(session)
+            table.insert(TaskDelegate(
+                task: task, kind: kind, responseSerializer: state.responseSerializer, credential: credential,
+                bodyStream: bodyStream, knownUploadLength: knownUploadLength, handlers: handlers, writer: writer,
+                completionQueue: state.completionQueue, processingQueue: processingQueue))
+            return task
+        }
+    }
+
+    /// Wraps a body stream in `UploadBodyStream` and drops a `Content-Length` beside it.
+    private static func preparingBody(of request: URLRequest) -> (URLRequest, UploadBodyStream?) {
+        guard let source = request.httpBodyStream else { return (request, nil) }
+        var request = request
+        let stream = UploadBodyStream(source: source)
+        request.httpBodyStream = stream
+        request.setValue(nil, forHTTPHeaderField: "Content-Length")
+        return (request, stream)
+    }
+
+    private static func knownLength(of request: URLRequest) -> Int64? {
+        if let length = request.multipartContentLength { return Int64(length) }
+        return request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+    }
+
+    func post(_ name: Notification.Name, task: URLSessionTask, userInfo: [String: Any]) {
+        NotificationCenter.default.post(name: name, object: task, userInfo: userInfo)
+    }
+
+    func postCompletion(
+        of task: URLSessionTask, response: URLResponse?, data: Data, result: TaskDelegate.Result,
+        serializer: any URLResponseSerialization, metrics: TaskMetrics
+    ) {
+        var userInfo: [String: Any] = [
+            SessionNotificationKey.responseSerializer: serializer,
+            SessionNotificationKey.metrics: metrics,
+        ]
+        if !data.isEmpty { userInfo[SessionNotificationKey.responseData] = data }
+        userInfo[SessionNotificationKey.serializedResponse] = result.object
+        userInfo[SessionNotificationKey.error] = result.error
+        userInfo[SessionNotificationKey.assetPath] = result.assetPath
+        post(.taskDidComplete, task: task, userInfo: userInfo)
+    }
+
+}

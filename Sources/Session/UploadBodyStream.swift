@@ -1,0 +1,61 @@
+import AFSerialization
+import Foundation
+
+/// Wraps every request body stream the manager hands to URLSession.
+///
+/// - URLSession on Linux takes `hasBytesAvailable == false` as the end of the body and sends
+///   a truncated request without an error; here it stays `true` until the source really
+///   ended, so URLSession calls `read`, which blocks until the source has bytes.
+/// - A source that fails is remembered, so the task completes with
+///   `SessionError.bodyStreamFailed` carrying the source's error instead of a bare URLSession
+///   error (or a short body).
+final class UploadBodyStream: InputStream {
+    private let source: InputStream
+    /// Whether the source ended or failed; touched only by the thread reading the stream.
+    private var ended = false
+    private let failureState = Locked<(any Error)?>(nil)
+
+    init(source: InputStream) {
+        self.source = source
+        super.init(data: Data())
+    }
+
+    /// The source's failure, if it failed; read by the task's delegate when the task completes.
+    var failure: (any Error)? { failureState.withLock { $0 } }
+
+    override func open() {
+        if source.streamStatus == .notOpen { source.open() }
+    }
+
+    override func close() {
+        source.close()
+    }
+
+    override var hasBytesAvailable: Bool { !ended }
+
+    override var streamStatus: Stream.Status {
+        if failure != nil { return .error }
+        return ended ? .atEnd : source.streamStatus
+    }
+
+    override var streamError: (any Error)? { failure }
+
+    override func getBuffer(
+        _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>
+    ) -> Bool {
+        false
+    }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        guard !ended else { return failure == nil ? 0 : -1 }
+        let count = source.read(buffer, maxLength: len)
+        if count < 0 {
+            let error = source.streamError ?? RequestSerializationError.bodySourceFailed(reason: "input stream read failed")
+            failureState.withLock { $0 = error }
+            ended = true
+        } else if count == 0 {
+            ended = true
+        }
+        return count
+    }
+}
