@@ -2,14 +2,14 @@
 /// value, multipart field name, filename or MIME type may hold CR, LF or NUL. Foundation's
 /// `URLRequest` on Linux silently drops a header whose value has CR/LF, so checking has to
 /// happen before a value reaches it.
-enum HTTPHeaderValidation {
+package enum HTTPHeaderValidation {
     static func validate(name: String, value: String) throws {
         guard isToken(name), !containsLineBreakOrNUL(value) else {
             throw RequestSerializationError.invalidHeader(name: name, value: value)
         }
     }
 
-    static func validate(headers: [String: String]) throws {
+    package static func validate(headers: [String: String]) throws {
         for (name, value) in headers { try validate(name: name, value: value) }
     }
 

@@ -21,7 +21,7 @@ extension HTTPRequestSerializer {
         method: String,
         urlString: String,
         parameters: Any? = nil,
-        constructingBodyWith block: ((any MultipartFormData) throws -> Void)? = nil
+        constructingBodyWith block: (any MultipartFormData) throws -> Void = { _ in }
     ) throws -> URLRequest {
         guard !["GET", "HEAD"].contains(method.uppercased()) else {
             throw RequestSerializationError.multipartNotAllowed(method: method)
@@ -35,7 +35,7 @@ extension HTTPRequestSerializer {
                 try formData.appendPart(withForm: pair.formData, name: pair.field)
             }
         }
-        try block?(formData)
+        try block(formData)
         guard !formData.isEmpty else { return request }
         request.setValue(formData.contentType, forHTTPHeaderField: "Content-Type")
         request.httpBodyStream = formData.makeBodyStream()

@@ -27,7 +27,7 @@ final class TaskDelegate: @unchecked Sendable {
     struct Handlers {
         var uploadProgress: URLSessionManager.ProgressHandler?
         var downloadProgress: URLSessionManager.ProgressHandler?
-        var completion: URLSessionManager.CompletionHandler?
+        var completion: URLSessionManager.TaskCompletion?
         var destination: URLSessionManager.DownloadDestination?
         var downloadOptions: DownloadOptions = []
     }
@@ -198,7 +198,7 @@ final class TaskDelegate: @unchecked Sendable {
         let data = snapshot.data
         let writer = snapshot.writer
         let finish: @Sendable (Result) -> Void = { [self] result in
-            handlers.completion?(response, result.object, result.error)
+            handlers.completion?(task, response, result.object, result.error)
             manager.postCompletion(of: task, response: response, data: data, result: result,
                                    serializer: responseSerializer, metrics: metrics)
             group.leave()

@@ -25,6 +25,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// Receives the response, the serialized object (for downloads, the destination URL) and
     /// the error. Called exactly once per task.
     public typealias CompletionHandler = @Sendable (_ response: URLResponse?, _ responseObject: (any Sendable)?, _ error: (any Error)?) -> Void
+    /// The completion handlers the managers use internally: also given the task.
+    typealias TaskCompletion = @Sendable (URLSessionTask, URLResponse?, (any Sendable)?, (any Error)?) -> Void
     /// Chooses a download's destination from the file holding the body and the response.
     public typealias DownloadDestination = @Sendable (_ temporaryURL: URL, _ response: URLResponse) -> URL
 
@@ -127,19 +129,16 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// The download progress of a task of this manager that has not completed.
     public func downloadProgress(for task: URLSessionTask) -> Progress? { table.delegate(for: task)?.downloadProgress }
 
-    /// A data task for `request`, not yet resumed. Throws `SessionError.sessionInvalidated`
+    /// A data task for `request`, not yet resumed. A request with an `httpBodyStream` is sent
+    /// as `uploadTask(withStreamedRequest:...)` sends it. Throws `SessionError.sessionInvalidated`
     /// after invalidation. AFNetworking: `dataTaskWithRequest:uploadProgress:downloadProgress:completionHandler:`.
     public func dataTask(
         with request: URLRequest, credential: URLCredential? = nil,
         uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
         completionHandler: CompletionHandler? = nil
     ) throws -> URLSessionTask {
-        let (prepared, stream) = Self.preparingBody(of: request)
-        return try makeTask(kind: stream == nil ? .data : .upload, credential: credential, bodyStream: stream,
-                            knownUploadLength: Self.knownLength(of: request),
-                            handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completionHandler)) {
-            $0.dataTask(with: prepared)
-        }
+        try makeDataTask(with: request, credential: credential, uploadProgress: uploadProgress,
+                         downloadProgress: downloadProgress, completion: Self.taskCompletion(completionHandler))
     }
 
     /// Uploads the file at `fileURL` as the body of `request`, with its length as
@@ -148,7 +147,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         with request: URLRequest, fromFile fileURL: URL, credential: URLCredential? = nil,
         progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
     ) throws -> URLSessionTask {
-        try makeTask(kind: .upload, credential: credential, handlers: .init(uploadProgress: progress, completion: completionHandler)) {
+        try makeTask(kind: .upload, credential: credential,
+                     handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler))) {
             $0.uploadTask(with: request, fromFile: fileURL)
         }
     }
@@ -163,7 +163,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var request = request
         request.httpBodyStream = nil
         request.httpBody = bodyData
-        return try makeTask(kind: .upload, credential: credential, handlers: .init(uploadProgress: progress, completion: completionHandler)) {
+        return try makeTask(kind: .upload, credential: credential,
+                            handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler))) {
             $0.dataTask(with: request)
         }
     }
@@ -176,11 +177,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         withStreamedRequest request: URLRequest, credential: URLCredential? = nil,
         progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
     ) throws -> URLSessionTask {
-        let (prepared, stream) = Self.preparingBody(of: request)
-        return try makeTask(kind: .upload, credential: credential, bodyStream: stream, knownUploadLength: Self.knownLength(of: request),
-                            handlers: .init(uploadProgress: progress, completion: completionHandler)) {
-            $0.dataTask(with: prepared)
-        }
+        try makeDataTask(with: request, credential: credential, uploadProgress: progress,
+                         completion: Self.taskCompletion(completionHandler))
     }
 
     /// Downloads the body of `request` to the URL `destination` returns. The body is written
@@ -192,7 +190,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         destination: DownloadDestination? = nil, options: DownloadOptions = [], completionHandler: CompletionHandler? = nil
     ) throws -> URLSessionTask {
         try makeDownloadTask(request: request, writer: DownloadWriter(), credential: credential, progress: progress,
-                             destination: destination, options: options, completionHandler: completionHandler)
+                             destination: destination, options: options, completion: Self.taskCompletion(completionHandler))
     }
 
     /// Continues a download from resume data produced by `cancel(_:producingResumeData:)`: asks
@@ -206,7 +204,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         let resume = try ResumeData(decoding: resumeData)
         let writer = DownloadWriter(resumingFile: URL(fileURLWithPath: resume.partialFilePath), resumeOffset: resume.bytesReceived)
         return try makeDownloadTask(request: resume.continuationRequest, writer: writer, credential: credential, progress: progress,
-                                    destination: destination, options: options, completionHandler: completionHandler)
+                                    destination: destination, options: options, completion: Self.taskCompletion(completionHandler))
     }
 
     /// Cancels a download and hands `handler` the data to resume it with, or `nil` when it
@@ -257,20 +255,39 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     // MARK: Internals
 
-    private func makeDownloadTask(
+    /// A data task; a request with a body stream becomes an upload with a wrapped stream.
+    func makeDataTask(
+        with request: URLRequest, credential: URLCredential?, uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil, serializer: (any URLResponseSerialization)? = nil, completion: TaskCompletion?
+    ) throws -> URLSessionTask {
+        let (prepared, stream) = Self.preparingBody(of: request)
+        return try makeTask(kind: stream == nil ? .data : .upload, credential: credential, serializer: serializer, bodyStream: stream,
+                            knownUploadLength: Self.knownLength(of: request),
+                            handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion)) {
+            $0.dataTask(with: prepared)
+        }
+    }
+
+    func makeDownloadTask(
         request: URLRequest, writer: DownloadWriter, credential: URLCredential?, progress: ProgressHandler?,
-        destination: DownloadDestination?, options: DownloadOptions, completionHandler: CompletionHandler?
+        destination: DownloadDestination?, options: DownloadOptions, completion: TaskCompletion?
     ) throws -> URLSessionTask {
         try makeTask(kind: .download, credential: credential, writer: writer,
-                     handlers: .init(downloadProgress: progress, completion: completionHandler, destination: destination, downloadOptions: options)) {
+                     handlers: .init(downloadProgress: progress, completion: completion, destination: destination, downloadOptions: options)) {
             $0.dataTask(with: request)
         }
     }
 
+    private static func taskCompletion(_ handler: CompletionHandler?) -> TaskCompletion? {
+        guard let handler else { return nil }
+        return { _, response, object, error in handler(response, object, error) }
+    }
+
     /// Creates the task and registers its delegate under the manager's lock, so that no task
     /// is ever created on an invalidated session (URLSession on Linux kills the process).
-    private func makeTask(
-        kind: TaskDelegate.Kind, credential: URLCredential?, bodyStream: UploadBodyStream? = nil, knownUploadLength: Int64? = nil,
+    func makeTask(
+        kind: TaskDelegate.Kind, credential: URLCredential?, serializer: (any URLResponseSerialization)? = nil,
+        bodyStream: UploadBodyStream? = nil, knownUploadLength: Int64? = nil,
         writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers, create: (URLSession) -> URLSessionTask
     ) throws -> URLSessionTask {
         try state.withLock { state in
@@ -279,7 +296,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             state.session = session
             let task = create(session)
             table.insert(TaskDelegate(
-                task: task, kind: kind, responseSerializer: state.responseSerializer, credential: credential,
+                task: task, kind: kind, responseSerializer: serializer ?? state.responseSerializer, credential: credential,
                 bodyStream: bodyStream, knownUploadLength: knownUploadLength, handlers: handlers, writer: writer,
                 completionQueue: state.completionQueue, processingQueue: processingQueue))
             return task
