@@ -260,7 +260,7 @@ final class TaskDelegate: @unchecked Sendable {
         if let error { return Result(error: error) }
         guard let writer else {
             do {
-                return Result(object: try responseSerializer.responseObject(for: response, data: data) as (any Sendable)?)
+                return Result(object: try responseSerializer.erasedResponseObject(for: response, data: data))
             } catch {
                 return Result(error: error)
             }

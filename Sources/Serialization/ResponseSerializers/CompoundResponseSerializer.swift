@@ -20,7 +20,7 @@ public struct CompoundResponseSerializer: URLResponseSerialization {
         var firstError: (any Error)?
         for serializer in responseSerializers {
             do {
-                if let object = try Self.object(from: serializer, response: response, data: data) {
+                if let object = try serializer.erasedResponseObject(for: response, data: data) {
                     return object
                 }
             } catch {
@@ -29,12 +29,5 @@ public struct CompoundResponseSerializer: URLResponseSerialization {
         }
         if let firstError { throw firstError }
         return nil
-    }
-
-    /// The serializer's result, with a `nil` inside an `Optional` result seen as no object.
-    private static func object<S: URLResponseSerialization>(from serializer: S, response: URLResponse?, data: Data?) throws -> (any Sendable)? {
-        let object = try serializer.responseObject(for: response, data: data)
-        if let optional = object as? any OptionalProtocol, optional.wrappedAny == nil { return nil }
-        return object
     }
 }

@@ -56,3 +56,13 @@ extension ResponseValidation {
         return data
     }
 }
+
+extension URLResponseSerialization {
+    /// The serialized object type-erased, with a `nil` of an optional `SerializedObject` as a
+    /// real `nil` rather than an `Optional.none` boxed in `any Sendable`.
+    package func erasedResponseObject(for response: URLResponse?, data: Data?) throws -> (any Sendable)? {
+        let object = try responseObject(for: response, data: data)
+        if let optional = object as? any OptionalProtocol, optional.wrappedAny == nil { return nil }
+        return object
+    }
+}

@@ -1,0 +1,232 @@
+import AFSerialization
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// AFNetworking's HTTPSessionManager behaviours, against the local httpbin.
+final class HTTPSessionManagerTests: XCTestCase {
+    func testDefaultSerializers() {
+        let manager = HTTPSessionManager()
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        XCTAssertTrue(type(of: manager.requestSerializer) == HTTPRequestSerializer.self)
+        XCTAssertTrue(manager.responseSerializer is JSONResponseSerializer)
+    }
+
+    func testBaseURLGetsATrailingSlashWhenItHasAPath() {
+        XCTAssertEqual(HTTPSessionManager(baseURL: URL(string: "http://example.com/api")).baseURL?.absoluteString, "http://example.com/api/")
+        XCTAssertEqual(HTTPSessionManager(baseURL: URL(string: "http://example.com/api/")).baseURL?.absoluteString, "http://example.com/api/")
+        XCTAssertEqual(HTTPSessionManager(baseURL: URL(string: "http://example.com")).baseURL?.absoluteString, "http://example.com")
+    }
+
+    func testRelativePathsResolveAgainstTheBaseURL() throws {
+        let manager = HTTPSessionManager(baseURL: URL(string: "http://example.com/v1"))
+        XCTAssertEqual(try manager.resolve("users"), "http://example.com/v1/users")
+        XCTAssertEqual(try manager.resolve("/root"), "http://example.com/root")
+        XCTAssertEqual(try manager.resolve("https://other.example/x"), "https://other.example/x")
+    }
+
+    func testGETSucceedsWithTheParsedBody() throws {
+        let manager = try makeHTTPBinManager()
+        let call = CallRecorder()
+        let task = manager.get("get", parameters: ["key": "value"], success: call.success, failure: call.failure)
+        XCTAssertNotNil(task)
+        wait(for: [call.expectation], timeout: 10)
+        XCTAssertTrue(call.succeeded)
+        XCTAssertIdentical(call.task, task)
+        XCTAssertEqual((call.json?["args"] as? [String: Any])?["key"] as? String, "value")
+    }
+
+    func testStatus404CallsFailureWithTheResponseAndBody() throws {
+        let manager = try makeHTTPBinManager()
+        let call = CallRecorder()
+        manager.get("status/404", success: call.success, failure: call.failure)
+        wait(for: [call.expectation], timeout: 10)
+        let error = try XCTUnwrap(call.error as? ResponseSerializationError)
+        XCTAssertEqual(error.reason, .unacceptableStatusCode(404))
+        XCTAssertEqual(error.response?.statusCode, 404)
+        XCTAssertEqual((call.error! as NSError).code, -1011)
+        XCTAssertNotNil(call.task)
+    }
+
+    func testRedirectIsFollowed() throws {
+        let manager = try makeHTTPBinManager()
+        let call = CallRecorder()
+        manager.get("redirect/1", success: call.success, failure: call.failure)
+        wait(for: [call.expectation], timeout: 10)
+        XCTAssertTrue(call.succeeded)
+        XCTAssertEqual(call.task?.response?.url?.path, "/get")
+    }
+
+    func testSerializationErrorCallsFailureAsynchronouslyWithNoTask() throws {
+        let manager = try makeHTTPBinManager()
+        manager.requestSerializer = JSONRequestSerializer()
+        let call = CallRecorder()
+        var returned: URLSessionTask? = nil
+        returned = manager.post("post", parameters: ["bad": Double.nan], success: call.success, failure: call.failure)
+        XCTAssertNil(returned)
+        XCTAssertNil(call.error, "failure must not run before the method returns")
+        wait(for: [call.expectation], timeout: 10)
+        XCTAssertNil(call.task)
+        XCTAssertEqual(call.error as? RequestSerializationError, .invalidJSONParameters)
+    }
+
+    func testPerRequestHeadersOverrideDefaults() throws {
+        let manager = try makeHTTPBinManager()
+        manager.requestSerializer.setValue("default", forHTTPHeaderField: "X-Mode")
+        manager.requestSerializer.setValue("kept", forHTTPHeaderField: "X-Other")
+        let call = CallRecorder()
+        manager.get("headers", headers: ["X-Mode": "per-request"], success: call.success, failure: call.failure)
+        wait(for: [call.expectation], timeout: 10)
+        let headers = try XCTUnwrap(call.json?["headers"] as? [String: Any])
+        XCTAssertEqual(headers["X-Mode"] as? String, "per-request")
+        XCTAssertEqual(headers["X-Other"] as? String, "kept")
+    }
+
+    func testPerRequestHeaderWithCRLFIsRefusedBeforeAnythingIsSent() throws {
+        let manager = try makeHTTPBinManager()
+        let call = CallRecorder()
+        XCTAssertNil(manager.get("headers", headers: ["X-Evil": "a\r\nX-Injected: 1"], success: call.success, failure: call.failure))
+        wait(for: [call.expectation], timeout: 10)
+        XCTAssertEqual(call.error as? RequestSerializationError, .invalidHeader(name: "X-Evil", value: "a\r\nX-Injected: 1"))
+    }
+
+    func testDownloadProgressIsReportedForGET() throws {
+        let manager = try makeHTTPBinManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        let call = CallRecorder()
+        let progressSeen = ProgressLog()
+        manager.get("bytes/100000", progress: progressSeen.handler, success: call.success, failure: call.failure)
+        wait(for: [call.expectation], timeout: 10)
+        XCTAssertTrue(call.succeeded)
+        XCTAssertEqual(progressSeen.last?.completedUnitCount, 100_000)
+        XCTAssertTrue(progressSeen.isMonotonic)
+    }
+
+    func testUploadProgressIsReportedForPOST() throws {
+        let manager = try makeHTTPBinManager()
+        let call = CallRecorder()
+        let progressSeen = ProgressLog()
+        manager.post("post", parameters: ["blob": String(repeating: "x", count: 300_000)], progress: progressSeen.handler,
+                     success: call.success, failure: call.failure)
+        wait(for: [call.expectation], timeout: 10)
+        XCTAssertTrue(call.succeeded)
+        XCTAssertEqual(progressSeen.last?.completedUnitCount, 300_005)
+        XCTAssertEqual(progressSeen.last?.totalUnitCount, 300_005)
+    }
+
+    func testMultipartPOSTEchoesFilesAndFormWithProgress() throws {
+        let manager = try makeHTTPBinManager()
+        let call = CallRecorder()
+        let progressSeen = ProgressLog()
+        let file = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0) })
+        manager.post("post", parameters: ["field": "value"], constructingBodyWith: { form in
+            try form.appendPart(withFileData: file, name: "upload", fileName: "f.bin", mimeType: "application/octet-stream")
+        }, progress: progressSeen.handler, success: call.success, failure: call.failure)
+        wait(for: [call.expectation], timeout: 10)
+        let json = try XCTUnwrap(call.json)
+        XCTAssertEqual(HTTPBin.formValues(json), ["field": ["value"]])
+        XCTAssertEqual(HTTPBin.fileContents(json)["upload"], file)
+        XCTAssertGreaterThan(progressSeen.last?.completedUnitCount ?? 0, 150_000)
+        XCTAssertEqual(progressSeen.last?.completedUnitCount, progressSeen.last?.totalUnitCount)
+    }
+
+    func testNoContentGivesANilObject() throws {
+        let manager = try makeHTTPBinManager()
+        let call = CallRecorder()
+        manager.get("status/204", success: call.success, failure: call.failure)
+        wait(for: [call.expectation], timeout: 10)
+        XCTAssertTrue(call.succeeded)
+        XCTAssertNil(call.object)
+    }
+
+    func testEveryRESTMethodReachesTheServer() throws {
+        let manager = try makeHTTPBinManager()
+        let calls = (0..<6).map { _ in CallRecorder() }
+        manager.get("get", success: calls[0].success, failure: calls[0].failure)
+        manager.head("get", success: { task in calls[1].success(task, nil) }, failure: calls[1].failure)
+        manager.post("post", parameters: ["m": "post"], success: calls[2].success, failure: calls[2].failure)
+        manager.put("put", parameters: ["m": "put"], success: calls[3].success, failure: calls[3].failure)
+        manager.patch("patch", parameters: ["m": "patch"], success: calls[4].success, failure: calls[4].failure)
+        manager.delete("delete", parameters: ["m": "delete"], success: calls[5].success, failure: calls[5].failure)
+        wait(for: calls.map(\.expectation), timeout: 10)
+        XCTAssertTrue(calls.allSatisfy(\.succeeded), "\(calls.map { $0.error.map { "\($0)" } ?? "ok" })")
+        XCTAssertEqual(calls.map { $0.task?.originalRequest?.httpMethod }, ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])
+        XCTAssertEqual(HTTPBin.formValues(try XCTUnwrap(calls[3].json)), ["m": ["put"]])
+        XCTAssertEqual((calls[5].json?["args"] as? [String: Any])?["m"] as? String, "delete")
+    }
+
+    func testDataTaskWithHTTPMethodIsNotResumed() throws {
+        let manager = try makeHTTPBinManager()
+        let task = try XCTUnwrap(manager.dataTask(httpMethod: "GET", urlString: "get"))
+        XCTAssertEqual(task.state, .suspended)
+        task.cancel()
+    }
+
+    func testBasicAuthorizationHeaderFromTheSerializer() throws {
+        let manager = try makeHTTPBinManager()
+        manager.requestSerializer.setAuthorizationHeaderField(username: "user", password: "pass")
+        let call = CallRecorder()
+        manager.get("hidden-basic-auth/user/pass", success: call.success, failure: call.failure)
+        wait(for: [call.expectation], timeout: 10)
+        XCTAssertEqual(call.json?["authenticated"] as? Bool, true)
+    }
+
+    func testBasicAuthThroughTheManagersCredential() throws {
+        let manager = try makeHTTPBinManager()
+        manager.credential = URLCredential(user: "user", password: "pass", persistence: .forSession)
+        let call = CallRecorder()
+        manager.get("basic-auth/user/pass", success: call.success, failure: call.failure)
+        wait(for: [call.expectation], timeout: 10)
+        XCTAssertEqual(call.json?["authenticated"] as? Bool, true)
+    }
+
+    func testBasicAuthThroughTheChallengeOverride() throws {
+        let manager = try makeHTTPBinManager()
+        var overrides = SessionDelegateOverrides()
+        overrides.taskDidReceiveAuthenticationChallenge = { _, _, challenge in
+            (.useCredential, URLCredential(user: "user", password: "pass", persistence: .none))
+        }
+        manager.overrides = overrides
+        let call = CallRecorder()
+        manager.get("basic-auth/user/pass", success: call.success, failure: call.failure)
+        wait(for: [call.expectation], timeout: 10)
+        XCTAssertEqual(call.json?["authenticated"] as? Bool, true)
+    }
+}
+
+/// Progress values seen by a handler, in order.
+final class ProgressLog: @unchecked Sendable {
+    // @unchecked: `values` is only touched under `lock`.
+    private let lock = NSLock()
+    private var values: [(completed: Int64, total: Int64)] = []
+
+    var handler: URLSessionManager.ProgressHandler {
+        { [self] progress in
+            lock.lock()
+            values.append((progress.completedUnitCount, progress.totalUnitCount))
+            lock.unlock()
+        }
+    }
+
+    var last: (completedUnitCount: Int64, totalUnitCount: Int64)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return values.last.map { ($0.completed, $0.total) }
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return values.count
+    }
+
+    var isMonotonic: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return zip(values, values.dropFirst()).allSatisfy { $0.completed <= $1.completed }
+    }
+}

@@ -1,0 +1,55 @@
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+extension XCTestCase {
+    /// An `HTTPSessionManager` for the local httpbin, invalidated when the test ends.
+    func makeHTTPBinManager(configuration: URLSessionConfiguration? = nil) throws -> HTTPSessionManager {
+        let manager = HTTPSessionManager(baseURL: try HTTPBin.url("/"), configuration: configuration)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+
+    /// A `URLSessionManager`, invalidated when the test ends.
+    func makeManager() -> URLSessionManager {
+        let manager = URLSessionManager()
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+}
+
+/// Success and failure of one `HTTPSessionManager` call.
+final class CallRecorder: @unchecked Sendable {
+    // @unchecked: the fields are written by one handler before `expectation` is fulfilled and
+    // read only after waiting on it.
+    let expectation = XCTestExpectation(description: "call")
+    private(set) var task: URLSessionTask?
+    private(set) var object: (any Sendable)?
+    private(set) var error: (any Error)?
+    private(set) var succeeded = false
+
+    init() { expectation.assertForOverFulfill = true }
+
+    var success: HTTPSessionManager.Success {
+        { [self] task, object in
+            self.task = task
+            self.object = object
+            succeeded = true
+            expectation.fulfill()
+        }
+    }
+
+    var failure: HTTPSessionManager.Failure {
+        { [self] task, error in
+            self.task = task
+            self.error = error
+            expectation.fulfill()
+        }
+    }
+
+    var json: [String: Any]? { object as? [String: Any] }
+}
