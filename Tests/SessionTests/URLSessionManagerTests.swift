@@ -1,0 +1,265 @@
+import AFSerialization
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// AFNetworking's URLSessionManager behaviours, against the local httpbin.
+final class URLSessionManagerTests: XCTestCase {
+    func testDataTaskReportsDownloadProgressToCompletion() throws {
+        let manager = makeManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        let progress = ProgressLog()
+        let result = try complete { handler in
+            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/bytes/60000")), downloadProgress: progress.handler, completionHandler: handler))
+        }
+        XCTAssertEqual((result.object as? Data)?.count, 60_000)
+        XCTAssertEqual(progress.last?.completedUnitCount, 60_000)
+    }
+
+    func testUploadFromDataReportsProgress() throws {
+        let manager = makeManager()
+        var request = URLRequest(url: try HTTPBin.url("/post"))
+        request.httpMethod = "POST"
+        let progress = ProgressLog()
+        let body = Data(count: 250_000)
+        let result = try complete { handler in
+            manager.resume(try manager.uploadTask(with: request, from: body, progress: progress.handler, completionHandler: handler))
+        }
+        XCTAssertNil(result.error)
+        XCTAssertEqual(progress.last?.completedUnitCount, 250_000)
+        XCTAssertEqual(progress.last?.totalUnitCount, 250_000)
+        XCTAssertEqual((result.json?["headers"] as? [String: Any])?["Content-Length"] as? String, "250000")
+    }
+
+    func testUploadFromFileSendsContentLengthAndReportsProgress() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("body.bin", contents: Data((0..<90_000).map { UInt8(truncatingIfNeeded: $0) }))
+        let manager = makeManager()
+        var request = URLRequest(url: try HTTPBin.url("/post"))
+        request.httpMethod = "POST"
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        let progress = ProgressLog()
+        let result = try complete { handler in
+            manager.resume(try manager.uploadTask(with: request, fromFile: file, progress: progress.handler, completionHandler: handler))
+        }
+        XCTAssertNil(result.error)
+        XCTAssertEqual((result.json?["headers"] as? [String: Any])?["Content-Length"] as? String, "90000")
+        XCTAssertEqual(progress.last?.completedUnitCount, 90_000)
+        let echoed = try XCTUnwrap(result.json?["data"] as? String)
+        XCTAssertEqual(Data(base64Encoded: String(echoed.dropFirst("data:application/octet-stream;base64,".count))), try Data(contentsOf: file))
+    }
+
+    func testDownloadTaskMovesTheFileAndReportsProgress() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let destination = directory.url.appendingPathComponent("out.bin")
+        let manager = makeManager()
+        let progress = ProgressLog()
+        let moved = NotificationLog(.downloadTaskDidMoveFileSuccessfully)
+        var task: URLSessionTask?
+        let result = try complete { handler in
+            task = try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/bytes/80000?seed=3")), progress: progress.handler,
+                                            destination: { _, _ in destination }, completionHandler: handler)
+            manager.resume(task!)
+        }
+        XCTAssertNil(result.error)
+        XCTAssertEqual(result.object as? URL, destination)
+        XCTAssertEqual(try Data(contentsOf: destination).count, 80_000)
+        XCTAssertEqual(progress.last?.completedUnitCount, 80_000)
+        XCTAssertEqual(moved.posted(for: task!).first?.userInfo?[SessionNotificationKey.assetPath] as? URL, destination)
+    }
+
+    func testDownloadWithoutDestinationUsesTheManagerLevelOverride() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let destination = directory.url.appendingPathComponent("managed.bin")
+        let manager = makeManager()
+        var overrides = SessionDelegateOverrides()
+        overrides.downloadTaskDidFinishDownloading = { _, _, _ in destination }
+        manager.overrides = overrides
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/bytes/1000")), completionHandler: handler))
+        }
+        XCTAssertEqual(result.object as? URL, destination)
+        XCTAssertEqual(try Data(contentsOf: destination).count, 1000)
+    }
+
+    func testDownloadThatCannotBeMovedFailsAndPostsTheFailure() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let destination = directory.url.appendingPathComponent("missing-dir/out.bin")
+        let manager = makeManager()
+        let failed = NotificationLog(.downloadTaskDidFailToMoveFile)
+        var task: URLSessionTask?
+        let result = try complete { handler in
+            task = try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/bytes/100")), destination: { _, _ in destination }, completionHandler: handler)
+            manager.resume(task!)
+        }
+        guard case .downloadFileFailed(_, let failedDestination)? = result.error as? SessionError else {
+            return XCTFail("expected downloadFileFailed, got \(String(describing: result.error))")
+        }
+        XCTAssertEqual(failedDestination, destination)
+        XCTAssertNil(result.object)
+        XCTAssertEqual(failed.posted(for: task!).count, 1)
+    }
+
+    func testInvalidatingWithoutResetRefusesNewTasks() throws {
+        let manager = URLSessionManager()
+        manager.invalidateSession(cancelingTasks: false)
+        XCTAssertThrowsError(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")))) { error in
+            guard case .sessionInvalidated? = error as? SessionError else { return XCTFail("got \(error)") }
+        }
+    }
+
+    func testInvalidatingWithResetGivesANewSession() throws {
+        let manager = makeManager()
+        let first = manager.session
+        manager.invalidateSession(cancelingTasks: true, resetSession: true)
+        XCTAssertFalse(first === manager.session)
+        let result = try complete { handler in
+            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")), completionHandler: handler))
+        }
+        XCTAssertNil(result.error)
+    }
+
+    func testInvalidatingAndCancellingCompletesInFlightTasksWithCancelled() throws {
+        let manager = URLSessionManager()
+        let invalidated = expectation(description: "invalidated")
+        var overrides = SessionDelegateOverrides()
+        overrides.sessionDidBecomeInvalid = { _, _ in invalidated.fulfill() }
+        manager.overrides = overrides
+        let recorder = CompletionRecorder()
+        manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/delay/5")), completionHandler: recorder.handler))
+        manager.invalidateSession(cancelingTasks: true)
+        wait(for: [recorder.expectation, invalidated], timeout: 10)
+        XCTAssertEqual((recorder.first.error as? URLError)?.code, .cancelled)
+    }
+
+    func testResumeAndSuspendThroughTheManagerPostNotifications() throws {
+        let manager = makeManager()
+        let resumed = NotificationLog(.taskDidResume)
+        let suspended = NotificationLog(.taskDidSuspend)
+        let task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/delay/2")))
+        manager.resume(task)
+        manager.suspend(task)
+        XCTAssertEqual(resumed.posted(for: task).count, 1)
+        XCTAssertEqual(suspended.posted(for: task).count, 1)
+        task.cancel()
+    }
+
+    func testCompletionNotificationCarriesTheResultAndMetrics() throws {
+        let manager = makeManager()
+        let completed = NotificationLog(.taskDidComplete)
+        var task: URLSessionTask?
+        _ = try complete { handler in
+            task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/json")), completionHandler: handler)
+            manager.resume(task!)
+        }
+        manager.completionGroup.wait()
+        let userInfo = try XCTUnwrap(completed.posted(for: task!).first?.userInfo)
+        XCTAssertNotNil(userInfo[SessionNotificationKey.serializedResponse] as? [String: Any])
+        XCTAssertNotNil(userInfo[SessionNotificationKey.responseData] as? Data)
+        XCTAssertTrue(userInfo[SessionNotificationKey.responseSerializer] is JSONResponseSerializer)
+        XCTAssertNotNil(userInfo[SessionNotificationKey.metrics] as? TaskMetrics)
+        XCTAssertNil(userInfo[SessionNotificationKey.error])
+    }
+
+    func testTaskListsTrackKindsUntilCompletion() throws {
+        let manager = makeManager()
+        let data = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")))
+        var post = URLRequest(url: try HTTPBin.url("/post"))
+        post.httpMethod = "POST"
+        let upload = try manager.uploadTask(with: post, from: Data("x".utf8))
+        let download = try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/bytes/10")))
+        XCTAssertEqual(Set(manager.tasks.map(ObjectIdentifier.init)), Set([data, upload, download].map(ObjectIdentifier.init)))
+        XCTAssertTrue(manager.dataTasks.elementsEqual([data], by: ===))
+        XCTAssertTrue(manager.uploadTasks.elementsEqual([upload], by: ===))
+        XCTAssertTrue(manager.downloadTasks.elementsEqual([download], by: ===))
+        XCTAssertNotNil(manager.uploadProgress(for: upload))
+        XCTAssertNotNil(manager.downloadProgress(for: download))
+        [data, upload, download].forEach { $0.cancel() }
+        let deadline = Date().addingTimeInterval(5)
+        while !manager.tasks.isEmpty && Date() < deadline { usleep(10_000) }
+        XCTAssertTrue(manager.tasks.isEmpty)
+        XCTAssertNil(manager.downloadProgress(for: download))
+    }
+
+    func testCancellingTheProgressCancelsTheTask() throws {
+        let manager = makeManager()
+        let recorder = CompletionRecorder()
+        let task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/delay/5")), completionHandler: recorder.handler)
+        manager.resume(task)
+        manager.downloadProgress(for: task)?.cancel()
+        wait(for: [recorder.expectation], timeout: 10)
+        XCTAssertEqual((recorder.first.error as? URLError)?.code, .cancelled)
+    }
+
+    func testCompletionRunsOnTheCompletionQueueInsideTheCompletionGroup() throws {
+        let manager = makeManager()
+        let queue = DispatchQueue(label: "test.completion")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 7)
+        let group = DispatchGroup()
+        manager.completionQueue = queue
+        manager.completionGroup = group
+        let sessionCompleted = expectation(description: "URLSession completed the task")
+        var overrides = SessionDelegateOverrides()
+        overrides.taskDidComplete = { _, _, _ in sessionCompleted.fulfill() }
+        manager.overrides = overrides
+        let ranOnQueue = LockedFlag()
+        manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")), completionHandler: { _, _, _ in
+            Thread.sleep(forTimeInterval: 0.2)
+            ranOnQueue.set(DispatchQueue.getSpecific(key: key) == 7)
+        }))
+        wait(for: [sessionCompleted], timeout: 10)
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertTrue(ranOnQueue.value, "the group was left before the handler ran, or it ran elsewhere")
+    }
+
+    func testDataTaskReceiveResponseOverrideCanCancel() throws {
+        let manager = makeManager()
+        var overrides = SessionDelegateOverrides()
+        overrides.dataTaskDidReceiveResponse = { _, _, _ in .cancel }
+        manager.overrides = overrides
+        let result = try complete { handler in
+            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/drip?duration=3&numbytes=3")), completionHandler: handler))
+        }
+        XCTAssertEqual((result.error as? URLError)?.code, .cancelled)
+    }
+
+    func testRedirectOverrideCanStopAtTheRedirect() throws {
+        let manager = makeManager()
+        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
+        var overrides = SessionDelegateOverrides()
+        overrides.taskWillPerformHTTPRedirection = { _, _, _, _ in nil }
+        manager.overrides = overrides
+        let result = try complete { handler in
+            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/redirect/1")), completionHandler: handler))
+        }
+        XCTAssertEqual(result.status, 302)
+    }
+}
+
+/// A Boolean set from another thread.
+final class LockedFlag: @unchecked Sendable {
+    // @unchecked: `flag` is only touched under `lock`.
+    private let lock = NSLock()
+    private var flag = false
+
+    func set(_ value: Bool) {
+        lock.lock()
+        flag = value
+        lock.unlock()
+    }
+
+    var value: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return flag
+    }
+}
