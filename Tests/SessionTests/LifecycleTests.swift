@@ -1,0 +1,87 @@
+import AFSerialization
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// URLSession retains its delegate until invalidated (AFNetworking's most reported "leak");
+/// after invalidation nothing may keep the manager alive, and the table must end empty.
+final class LifecycleTests: XCTestCase {
+    private func waitUntil(_ condition: () -> Bool, timeout: TimeInterval = 5) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() && Date() < deadline { usleep(10_000) }
+    }
+
+    func testInvalidatedManagerIsReleasedEvenWhenHandlersCapturedIt() throws {
+        weak var weakManager: URLSessionManager?
+        let url = try HTTPBin.url("/get")
+        try {
+            let manager = URLSessionManager()
+            weakManager = manager
+            let recorder = CompletionRecorder()
+            let task = try manager.dataTask(with: URLRequest(url: url), downloadProgress: { _ in _ = manager }, completionHandler: { response, object, error in
+                _ = manager.tasks
+                recorder.handler(response, object, error)
+            })
+            manager.resume(task)
+            wait(for: [recorder.expectation], timeout: 10)
+            manager.completionGroup.wait()
+            manager.invalidateSession(cancelingTasks: false)
+        }()
+        waitUntil { weakManager == nil }
+        XCTAssertNil(weakManager)
+    }
+
+    func testManagerInvalidatedWhileTasksRunIsReleasedAfterThem() throws {
+        weak var weakManager: URLSessionManager?
+        let recorder = CompletionRecorder(count: 3)
+        let url = try HTTPBin.url("/delay/1")
+        try {
+            let manager = URLSessionManager()
+            weakManager = manager
+            for _ in 0..<3 { manager.resume(try manager.dataTask(with: URLRequest(url: url), completionHandler: recorder.handler)) }
+            manager.invalidateSession(cancelingTasks: false)
+        }()
+        wait(for: [recorder.expectation], timeout: 10)
+        XCTAssertTrue(recorder.completions.allSatisfy { $0.error == nil }, "tasks must finish, not be cancelled")
+        waitUntil { weakManager == nil }
+        XCTAssertNil(weakManager)
+    }
+
+    func testTableIsEmptyAfterEveryKindOfTaskCompletes() throws {
+        let manager = makeManager()
+        let recorder = CompletionRecorder(count: 5)
+        var post = URLRequest(url: try HTTPBin.url("/post"))
+        post.httpMethod = "POST"
+        var streamed = post
+        streamed.httpBodyStream = InputStream(data: Data(count: 1000))
+        manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")), completionHandler: recorder.handler))
+        manager.resume(try manager.uploadTask(with: post, from: Data(count: 100), completionHandler: recorder.handler))
+        manager.resume(try manager.uploadTask(withStreamedRequest: streamed, completionHandler: recorder.handler))
+        manager.resume(try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/bytes/100")), completionHandler: recorder.handler))
+        let cancelled = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/delay/3")), completionHandler: recorder.handler)
+        manager.resume(cancelled)
+        cancelled.cancel()
+        wait(for: [recorder.expectation], timeout: 10)
+        XCTAssertEqual(manager.tasks.count, 0)
+    }
+
+    func testTaskCreatedButNeverResumedIsReleasedWithTheInvalidatedSession() throws {
+        weak var weakManager: URLSessionManager?
+        let url = try HTTPBin.url("/get")
+        let recorder = CompletionRecorder()
+        try {
+            let manager = URLSessionManager()
+            weakManager = manager
+            _ = try manager.dataTask(with: URLRequest(url: url), completionHandler: recorder.handler)
+            manager.invalidateSession(cancelingTasks: true)
+        }()
+        wait(for: [recorder.expectation], timeout: 10)
+        XCTAssertEqual((recorder.first.error as? URLError)?.code, .cancelled)
+        waitUntil { weakManager == nil }
+        XCTAssertNil(weakManager)
+    }
+}

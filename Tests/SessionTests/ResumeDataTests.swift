@@ -1,0 +1,135 @@
+@testable import AFSession
+import AFSerialization
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// Resumable downloads, which URLSession on Linux does not offer (no resume data, and
+/// `downloadTask(withResumeData:)` fails at once).
+final class ResumeDataTests: XCTestCase {
+    var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory() }
+    override func tearDown() { directory.remove() }
+
+    private func straightDownload(_ path: String, manager: URLSessionManager) throws -> Data {
+        let destination = directory.url.appendingPathComponent("straight-\(UUID().uuidString)")
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(with: URLRequest(url: try HTTPBin.url(path)), destination: { _, _ in destination }, completionHandler: handler))
+        }
+        XCTAssertNil(result.error)
+        return try Data(contentsOf: destination)
+    }
+
+    /// Starts a slow download and cancels it for resume data once `bytes` arrived.
+    private func resumeDataAfterCancelling(_ path: String, after bytes: Int64, manager: URLSessionManager) throws -> Data? {
+        let enough = expectation(description: "enough bytes")
+        let once = LockedFlag()
+        let recorder = CompletionRecorder()
+        let task = try manager.downloadTask(
+            with: URLRequest(url: try HTTPBin.url(path)),
+            progress: { progress in
+                if progress.completedUnitCount >= bytes, !once.value {
+                    once.set(true)
+                    enough.fulfill()
+                }
+            },
+            completionHandler: recorder.handler)
+        manager.resume(task)
+        wait(for: [enough], timeout: 10)
+        let produced = expectation(description: "resume data")
+        let resumeData = Locked<Data?>(nil)
+        manager.cancel(task) { data in
+            resumeData.withLock { $0 = data }
+            produced.fulfill()
+        }
+        wait(for: [produced, recorder.expectation], timeout: 10)
+        XCTAssertEqual((recorder.first.error as? URLError)?.code, .cancelled)
+        return resumeData.withLock { $0 }
+    }
+
+    func testCancelledDownloadResumesWithARangeAndMatchesAStraightDownload() throws {
+        let manager = makeManager()
+        let expected = try straightDownload("/range/102400", manager: manager)
+        let resumedFrom = Locked<Int64>(-1)
+        var overrides = SessionDelegateOverrides()
+        overrides.downloadTaskDidResume = { _, _, offset, _ in resumedFrom.withLock { $0 = offset } }
+        manager.overrides = overrides
+
+        let resumeData = try XCTUnwrap(try resumeDataAfterCancelling("/range/102400?duration=2&chunk_size=1024", after: 20_000, manager: manager))
+        let destination = directory.url.appendingPathComponent("resumed.bin")
+        let progress = ProgressLog()
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(withResumeData: resumeData, progress: progress.handler,
+                                                    destination: { _, _ in destination }, completionHandler: handler))
+        }
+        XCTAssertNil(result.error)
+        XCTAssertEqual(try Data(contentsOf: destination), expected)
+        XCTAssertGreaterThanOrEqual(resumedFrom.withLock { $0 }, 20_000, "the server was not asked for the remaining range")
+        XCTAssertEqual(progress.last?.completedUnitCount, 102_400)
+        XCTAssertEqual(progress.last?.totalUnitCount, 102_400)
+    }
+
+    func testResumeFallsBackToAFullDownloadWhenTheServerIgnoresRanges() throws {
+        let manager = makeManager()
+        let path = "/bytes/5000?seed=7"
+        let expected = try straightDownload(path, manager: manager)
+        let partial = try directory.file("partial.download", contents: Data(repeating: 0xEE, count: 1200))
+        var request = URLRequest(url: try HTTPBin.url(path))
+        request.httpMethod = "GET"
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"v1\""])
+        let resume = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 1200))
+        let destination = directory.url.appendingPathComponent("full.bin")
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(withResumeData: resume.encoded, destination: { _, _ in destination }, completionHandler: handler))
+        }
+        XCTAssertNil(result.error)
+        XCTAssertEqual(try Data(contentsOf: destination), expected)
+    }
+
+    func testResumeRequestAsksForTheRestWithIfRange() throws {
+        let partial = try directory.file("p", contents: Data(count: 10))
+        let request = URLRequest(url: URL(string: "http://example.com/file")!)
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"abc\"", "Last-Modified": "Tue, 01 Jan 2030 00:00:00 GMT"])
+        let continuation = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10)).continuationRequest
+        XCTAssertEqual(continuation.value(forHTTPHeaderField: "Range"), "bytes=10-")
+        XCTAssertEqual(continuation.value(forHTTPHeaderField: "If-Range"), "\"abc\"")
+    }
+
+    func testWeakETagFallsBackToLastModified() throws {
+        let partial = try directory.file("p", contents: Data(count: 10))
+        let request = URLRequest(url: URL(string: "http://example.com/file")!)
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "W/\"abc\"", "Last-Modified": "Tue, 01 Jan 2030 00:00:00 GMT"])
+        let continuation = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10)).continuationRequest
+        XCTAssertEqual(continuation.value(forHTTPHeaderField: "If-Range"), "Tue, 01 Jan 2030 00:00:00 GMT")
+    }
+
+    func testNoResumeDataWithoutAValidatorAndNoFileLeft() throws {
+        let manager = makeManager()
+        let before = DownloadTests.filesInProgress()
+        XCTAssertNil(try resumeDataAfterCancelling("/drip?numbytes=400&duration=4", after: 10, manager: manager))
+        manager.completionGroup.wait()
+        XCTAssertEqual(DownloadTests.filesInProgress().subtracting(before), [])
+    }
+
+    func testForeignResumeDataIsRejected() {
+        let manager = makeManager()
+        XCTAssertThrowsError(try manager.downloadTask(withResumeData: Data("not resume data".utf8))) { error in
+            guard case .invalidResumeData? = error as? SessionError else { return XCTFail("got \(error)") }
+        }
+    }
+
+    func testResumeDataWhosePartialFileIsGoneIsRejected() throws {
+        let partial = try directory.file("gone", contents: Data(count: 10))
+        let request = URLRequest(url: URL(string: "http://example.com/file")!)
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"abc\""])
+        let resume = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10))
+        try FileManager.default.removeItem(at: partial)
+        XCTAssertThrowsError(try makeManager().downloadTask(withResumeData: resume.encoded)) { error in
+            guard case .invalidResumeData? = error as? SessionError else { return XCTFail("got \(error)") }
+        }
+    }
+}
