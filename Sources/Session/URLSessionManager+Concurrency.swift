@@ -27,9 +27,14 @@ public struct TransferProgress: Sendable, Equatable {
         totalBytes > 0 ? Double(completedBytes) / Double(totalBytes) : nil
     }
 
+    /// A snapshot of `completedBytes` out of `totalBytes` (-1 when unknown).
+    public init(completedBytes: Int64, totalBytes: Int64) {
+        self.completedBytes = completedBytes
+        self.totalBytes = totalBytes
+    }
+
     init(_ progress: Progress) {
-        completedBytes = progress.completedUnitCount
-        totalBytes = progress.totalUnitCount
+        self.init(completedBytes: progress.completedUnitCount, totalBytes: progress.totalUnitCount)
     }
 }
 

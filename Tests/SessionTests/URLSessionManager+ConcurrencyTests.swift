@@ -1,0 +1,73 @@
+import AFSerialization
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// The async transfer API and its progress stream.
+final class URLSessionManagerAsyncTests: XCTestCase {
+    func testDataReturnsTheBody() async throws {
+        let manager = makeManager()
+        let response = try await manager.data(for: URLRequest(url: try HTTPBin.url("/bytes/3000")))
+        XCTAssertEqual(response.value.count, 3000)
+    }
+
+    func testDownloadReturnsTheDestination() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let manager = makeManager()
+        let destination = directory.url.appendingPathComponent("d.bin")
+        let response = try await manager.download(for: URLRequest(url: try HTTPBin.url("/bytes/4000")), to: destination)
+        XCTAssertEqual(response.value, destination)
+        XCTAssertEqual(try Data(contentsOf: destination).count, 4000)
+    }
+
+    func testStartDownloadStreamsProgressAndFinishes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let manager = makeManager()
+        let destination = directory.url.appendingPathComponent("p.bin")
+        let transfer = manager.startDownload(for: URLRequest(url: try HTTPBin.url("/range/102400?duration=1&chunk_size=4096")), to: destination)
+        var seen: [TransferProgress] = []
+        for await progress in transfer.progress { seen.append(progress) }
+        let value = try await transfer.value
+        XCTAssertEqual(value, destination)
+        XCTAssertGreaterThan(seen.count, 1)
+        XCTAssertEqual(seen.last, TransferProgress(completedBytes: 102_400, totalBytes: 102_400))
+        XCTAssertTrue(zip(seen, seen.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes })
+    }
+
+    func testStartUploadStreamsProgress() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("u.bin", contents: Data(count: 300_000))
+        let manager = makeManager()
+        var request = URLRequest(url: try HTTPBin.url("/post"))
+        request.httpMethod = "POST"
+        let transfer = manager.startUpload(for: request, fromFile: file, serializer: JSONResponseSerializer())
+        var last: TransferProgress?
+        for await progress in transfer.progress { last = progress }
+        let value = try await transfer.value
+        XCTAssertNotNil(value as? [String: Any])
+        XCTAssertEqual(last?.completedBytes, 300_000)
+        XCTAssertEqual(last?.fractionCompleted, 1)
+    }
+
+    func testCancellingATransferCancelsItsTask() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let manager = makeManager()
+        let transfer = manager.startDownload(for: URLRequest(url: try HTTPBin.url("/drip?numbytes=100&duration=5")), to: directory.url.appendingPathComponent("c"))
+        try await Task.sleep(nanoseconds: 200_000_000)
+        transfer.cancel()
+        do {
+            _ = try await transfer.value
+            XCTFail("expected cancellation")
+        } catch {
+            XCTAssertEqual((error as? URLError)?.code, .cancelled)
+        }
+    }
+}
