@@ -15,7 +15,7 @@ public func readAll(_ stream: InputStream, chunk: Int = 65_524) throws -> Data {
 }
 
 /// A temporary directory removed when the test's teardown calls `remove()`.
-public struct TemporaryDirectory {
+public struct TemporaryDirectory: Sendable {
     public let url: URL
 
     public init() throws {
