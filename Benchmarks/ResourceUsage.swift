@@ -5,6 +5,12 @@ enum ResourceUsage {
     /// Peak resident set size so far (`VmHWM`), in bytes.
     static var peakResidentBytes: UInt64 { statusField("VmHWM") }
 
+    /// Resets the peak (`VmHWM`) to the current resident size, so that a phase of a benchmark
+    /// can be measured on its own (Linux 4.0 and later).
+    static func resetPeak() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
     /// Current resident set size (`VmRSS`), in bytes.
     static var residentBytes: UInt64 { statusField("VmRSS") }
 

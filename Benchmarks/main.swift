@@ -3,8 +3,9 @@ import Foundation
 // Benchmarks print `name: value unit` lines, each with a baseline measured in the same run.
 // Run in release mode: `swift run -c release afn-benchmarks <benchmark>`.
 
-let benchmarks: [String: () throws -> Bool] = [
-    "multipart-memory": MultipartMemoryBenchmark.run,
+let benchmarks: [String: ([String]) throws -> Bool] = [
+    "multipart-memory": { _ in try MultipartMemoryBenchmark.run() },
+    "slow-consumer-memory": SlowConsumerMemoryBenchmark.run,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -13,7 +14,7 @@ guard let name = arguments.first, let benchmark = benchmarks[name] else {
     exit(2)
 }
 do {
-    exit(try benchmark() ? 0 : 1)
+    exit(try benchmark(Array(arguments.dropFirst())) ? 0 : 1)
 } catch {
     print("\(name): failed: \(error)")
     exit(2)

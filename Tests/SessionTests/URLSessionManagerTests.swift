@@ -20,6 +20,29 @@ final class URLSessionManagerTests: XCTestCase {
         XCTAssertEqual(progress.last?.completedUnitCount, 60_000)
     }
 
+    func testSlowProgressHandlerGetsCoalescedUpdatesAllBeforeTheCompletion() throws {
+        let manager = makeManager()
+        let events = Locked<[String]>([])
+        let recorder = CompletionRecorder()
+        let task = try manager.downloadTask(
+            with: URLRequest(url: try HTTPBin.url("/range/102400?chunk_size=1024&duration=0.5")),
+            progress: { progress in
+                Thread.sleep(forTimeInterval: 0.05)
+                events.withLock { $0.append("progress \(progress.completedUnitCount)") }
+            },
+            completionHandler: { response, object, error in
+                events.withLock { $0.append("completion") }
+                recorder.handler(response, object, error)
+            })
+        manager.resume(task)
+        wait(for: [recorder.expectation], timeout: 10)
+        manager.completionGroup.wait()
+        let seen = events.withLock { $0 }
+        XCTAssertEqual(seen.last, "completion")
+        XCTAssertEqual(seen.dropLast().last, "progress 102400", "the final progress must arrive, before the completion")
+        XCTAssertLessThan(seen.count, 40, "about 100 chunks arrived; a slow handler must see coalesced updates, not each one")
+    }
+
     func testUploadFromDataReportsProgress() throws {
         let manager = makeManager()
         var request = URLRequest(url: try HTTPBin.url("/post"))
