@@ -7,9 +7,10 @@ import FoundationNetworking
 /// AFNetworking's `set...Block:` methods. Each runs on the manager's delegate queue, so it must
 /// return quickly. Set them before starting tasks.
 ///
-/// Not offered, because URLSession on Linux never raises the event: session-level
-/// authentication challenges (there is no server-trust challenge), `needNewBodyStream`, and a
-/// data task becoming a download task.
+/// Not offered, because URLSession on Linux never raises the event (measured): session-level
+/// authentication challenges (there is no server-trust challenge), `needNewBodyStream`, a data
+/// task becoming a download task, and `willCacheResponse` (not called even with a `URLCache`
+/// and a cacheable response).
 public struct SessionDelegateOverrides: Sendable {
     /// Called when the session became invalid. AFNetworking: `setSessionDidBecomeInvalidBlock:`.
     public var sessionDidBecomeInvalid: (@Sendable (URLSession, (any Error)?) -> Void)?
