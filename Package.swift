@@ -9,11 +9,13 @@ let package = Package(
     targets: [
         .target(name: "AFSerialization", path: "Sources/Serialization"),
         .target(name: "AFSession", dependencies: ["AFSerialization"], path: "Sources/Session"),
-        .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession"], path: "Sources/AFNetworking"),
+        .target(name: "AFReachability", dependencies: ["AFSerialization"], path: "Sources/Reachability"),
+        .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession", "AFReachability"], path: "Sources/AFNetworking"),
         .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking"], path: "Benchmarks"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SerializationTests", dependencies: ["AFSerialization", "TestSupport"], path: "Tests/SerializationTests"),
+        .testTarget(name: "ReachabilityTests", dependencies: ["AFReachability", "AFSerialization"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFSerialization", "TestSupport"], path: "Tests/SessionTests"),
     ]
 )
