@@ -64,11 +64,15 @@ final class HTTPSessionManagerTests: XCTestCase {
     func testSerializationErrorCallsFailureAsynchronouslyWithNoTask() throws {
         let manager = try makeHTTPBinManager()
         manager.requestSerializer = JSONRequestSerializer()
+        // A suspended completion queue proves the failure is dispatched, not called in place.
+        let completionQueue = DispatchQueue(label: "test.completion")
+        completionQueue.suspend()
+        manager.completionQueue = completionQueue
         let call = CallRecorder()
-        var returned: URLSessionTask? = nil
-        returned = manager.post("post", parameters: ["bad": Double.nan], success: call.success, failure: call.failure)
+        let returned = manager.post("post", parameters: ["bad": Double.nan], success: call.success, failure: call.failure)
         XCTAssertNil(returned)
-        XCTAssertNil(call.error, "failure must not run before the method returns")
+        XCTAssertNil(call.error, "failure ran before the method returned")
+        completionQueue.resume()
         wait(for: [call.expectation], timeout: 10)
         XCTAssertNil(call.task)
         XCTAssertEqual(call.error as? RequestSerializationError, .invalidJSONParameters)
