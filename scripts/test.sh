@@ -12,6 +12,6 @@ if [ $# -gt 0 ]; then
     swift test "$@"
     exit
 fi
-swift test
+swift test --skip ReachabilityNamespaceTests
 bash scripts/reachability-namespace-tests.sh
 swift test --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests'
