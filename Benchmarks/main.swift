@@ -6,6 +6,7 @@ import Foundation
 let benchmarks: [String: ([String]) throws -> Bool] = [
     "multipart-memory": { _ in try MultipartMemoryBenchmark.run() },
     "slow-consumer-memory": SlowConsumerMemoryBenchmark.run,
+    "request-overhead": RequestOverheadBenchmark.run,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

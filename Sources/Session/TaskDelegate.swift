@@ -272,7 +272,7 @@ final class TaskDelegate: @unchecked Sendable {
             return Result(error: error)
         }
         let destination = response.flatMap { handlers.destination?(writer.fileURL, $0) }
-            ?? manager.overrides.downloadTaskDidFinishDownloading?(manager.session, task, writer.fileURL)
+            ?? manager.override(\.downloadTaskDidFinishDownloading)?(manager.session, task, writer.fileURL)
         guard let destination else {
             writer.discard()
             return Result()

@@ -9,7 +9,7 @@ import FoundationNetworking
 extension URLSessionManager: URLSessionDataDelegate {
     /// Posts `Notification.Name.sessionDidInvalidate` after the override closure.
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
-        overrides.sessionDidBecomeInvalid?(session, error)
+        override(\.sessionDidBecomeInvalid)?(session, error)
         NotificationCenter.default.post(name: .sessionDidInvalidate, object: session)
     }
 
@@ -24,7 +24,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         let delegate = table.delegate(for: task)
         var disposition: URLSession.AuthChallengeDisposition
         var credential: URLCredential?
-        if let override = overrides.taskDidReceiveAuthenticationChallenge {
+        if let override = override(\.taskDidReceiveAuthenticationChallenge) {
             (disposition, credential) = override(session, task, challenge)
         } else if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodHTTPBasic {
             credential = delegate?.credential ?? self.credential
@@ -56,7 +56,7 @@ extension URLSessionManager: URLSessionDataDelegate {
             completionHandler(nil)
             return
         }
-        completionHandler(overrides.taskWillPerformHTTPRedirection.map { $0(session, task, response, request) } ?? request)
+        completionHandler(override(\.taskWillPerformHTTPRedirection).map { $0(session, task, response, request) } ?? request)
     }
 
     /// Updates upload progress.
@@ -64,16 +64,15 @@ extension URLSessionManager: URLSessionDataDelegate {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        overrides.taskDidSendBodyData?(session, task, bytesSent, totalBytesSent, totalBytesExpectedToSend)
+        override(\.taskDidSendBodyData)?(session, task, bytesSent, totalBytesSent, totalBytesExpectedToSend)
         table.delegate(for: task)?.didSendBodyData(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
     /// Removes the task from the table and completes it exactly once.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let delegate = table.remove(task), let outcome = delegate.complete(error: error, manager: self) else { return }
-        let overrides = self.overrides
-        overrides.taskDidFinishCollectingMetrics?(session, task, outcome.metrics)
-        overrides.taskDidComplete?(session, task, outcome.error)
+        override(\.taskDidFinishCollectingMetrics)?(session, task, outcome.metrics)
+        override(\.taskDidComplete)?(session, task, outcome.error)
     }
 
     /// Records the response; `.cancel` from the override cancels the task, which URLSession on
@@ -82,7 +81,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let disposition = overrides.dataTaskDidReceiveResponse?(session, dataTask, response) ?? .allow
+        let disposition = override(\.dataTaskDidReceiveResponse)?(session, dataTask, response) ?? .allow
         guard let delegate = table.delegate(for: dataTask) else {
             completionHandler(disposition)
             return
@@ -92,7 +91,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         if disposition == .cancel { dataTask.cancel() }
         if delegate.kind == .download, let writer = response as? HTTPURLResponse,
            DownloadWriter.rangeStart(of: writer).map({ $0 > 0 }) ?? false {
-            overrides.downloadTaskDidResume?(session, dataTask, delegate.downloadProgress.completedUnitCount, delegate.downloadProgress.totalUnitCount)
+            override(\.downloadTaskDidResume)?(session, dataTask, delegate.downloadProgress.completedUnitCount, delegate.downloadProgress.totalUnitCount)
         }
     }
 
@@ -101,9 +100,9 @@ extension URLSessionManager: URLSessionDataDelegate {
         guard let delegate = table.delegate(for: dataTask) else { return }
         let total = delegate.didReceive(data: data)
         if delegate.kind == .download {
-            overrides.downloadTaskDidWriteData?(session, dataTask, Int64(data.count), total, delegate.downloadProgress.totalUnitCount)
+            override(\.downloadTaskDidWriteData)?(session, dataTask, Int64(data.count), total, delegate.downloadProgress.totalUnitCount)
         } else {
-            overrides.dataTaskDidReceiveData?(session, dataTask, data)
+            override(\.dataTaskDidReceiveData)?(session, dataTask, data)
         }
     }
 }

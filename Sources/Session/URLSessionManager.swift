@@ -17,8 +17,9 @@ import FoundationNetworking
 /// `invalidateSession(cancelingTasks:resetSession:)` when done with a manager, or it lives on.
 /// AFNetworking: `AFURLSessionManager`.
 open class URLSessionManager: NSObject, @unchecked Sendable {
-    // @unchecked: mutable state is in `state` (a `Locked`), the task table locks itself, and
-    // every other stored property is immutable.
+    // @unchecked: mutable state is in three `Locked` values (`creation`, `configuration`,
+    // `overridesState`), the task table locks itself, and every other stored property is
+    // immutable.
 
     /// Receives upload or download progress, on the task's delivery queue.
     public typealias ProgressHandler = @Sendable (Progress) -> Void
@@ -30,14 +31,19 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// Chooses a download's destination from the file holding the body and the response.
     public typealias DownloadDestination = @Sendable (_ temporaryURL: URL, _ response: URLResponse) -> URL
 
-    private struct State {
+    /// What task creation and invalidation decide under one lock. URLSession's task creation
+    /// blocks on its own work queue, so this lock is never taken on the delegate queue: a
+    /// callback must not wait behind a thread creating a task.
+    private struct Creation {
         var session: URLSession?
         var acceptsTasks = true
+    }
+
+    private struct Configuration {
         var responseSerializer: any URLResponseSerialization = JSONResponseSerializer()
         var completionQueue: DispatchQueue?
         var completionGroup = DispatchGroup()
         var credential: URLCredential?
-        var overrides = SessionDelegateOverrides()
     }
 
     /// The serial queue URLSession calls the delegate on.
@@ -46,7 +52,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     public let sessionConfiguration: URLSessionConfiguration
     let processingQueue = DispatchQueue(label: "AFNetworking.processing", attributes: .concurrent)
     let table = TaskDelegateTable()
-    private let state = Locked(State())
+    private let creation = Locked(Creation())
+    private let configuration = Locked(Configuration())
+    private let overridesState = Locked(SessionDelegateOverrides())
 
     /// A manager with `configuration`, or by default `.default` without a `URLCache`: every
     /// data task otherwise pays for a cache lookup (a directory listing under `~/.cache` on
@@ -68,18 +76,13 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// The session; a new one is made on first use and after a reset. After an invalidation
     /// without reset it is the invalidated session.
     public var session: URLSession {
-        state.withLock { state in
-            if let session = state.session { return session }
-            let session = URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: operationQueue)
-            state.session = session
-            return session
-        }
+        creation.withLock { currentSession(&$0) }
     }
 
     /// Serializes the responses of tasks created from now on. Default `JSONResponseSerializer()`.
     public var responseSerializer: any URLResponseSerialization {
-        get { state.withLock { $0.responseSerializer } }
-        set { state.withLock { $0.responseSerializer = newValue } }
+        get { configuration.withLock { $0.responseSerializer } }
+        set { configuration.withLock { $0.responseSerializer = newValue } }
     }
 
     /// Where completion and progress handlers of tasks created from now on run. Default `nil`:
@@ -87,29 +90,34 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// Linux command-line tool or service without a run loop never drains; set `.main` only if
     /// your program runs one.
     public var completionQueue: DispatchQueue? {
-        get { state.withLock { $0.completionQueue } }
-        set { state.withLock { $0.completionQueue = newValue } }
+        get { configuration.withLock { $0.completionQueue } }
+        set { configuration.withLock { $0.completionQueue = newValue } }
     }
 
     /// Entered when a task completes and left after its completion handler ran, so that
     /// `completionGroup.wait()` or `notify` waits for outstanding handlers. Default: a group of
     /// this manager's own.
     public var completionGroup: DispatchGroup {
-        get { state.withLock { $0.completionGroup } }
-        set { state.withLock { $0.completionGroup = newValue } }
+        get { configuration.withLock { $0.completionGroup } }
+        set { configuration.withLock { $0.completionGroup = newValue } }
     }
 
     /// Answers HTTP Basic challenges of tasks created without a credential of their own.
     /// Default `nil`: a challenge fails the task with `SessionError.authenticationRequired`.
     public var credential: URLCredential? {
-        get { state.withLock { $0.credential } }
-        set { state.withLock { $0.credential = newValue } }
+        get { configuration.withLock { $0.credential } }
+        set { configuration.withLock { $0.credential = newValue } }
     }
 
     /// Closures replacing or observing delegate events.
     public var overrides: SessionDelegateOverrides {
-        get { state.withLock { $0.overrides } }
-        set { state.withLock { $0.overrides = newValue } }
+        get { overridesState.withLock { $0 } }
+        set { overridesState.withLock { $0 = newValue } }
+    }
+
+    /// One override, read without copying the others (the delegate callbacks read them often).
+    func override<Closure>(_ field: KeyPath<SessionDelegateOverrides, Closure?>) -> Closure? {
+        overridesState.withLock { $0[keyPath: field] }
     }
 
     // MARK: Tasks
@@ -241,7 +249,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// The session releases the manager once it is invalid.
     /// AFNetworking: `invalidateSessionCancelingTasks:resetSession:`.
     public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) {
-        let session: URLSession? = state.withLock { state in
+        let session: URLSession? = creation.withLock { state in
             let session = state.session
             // Without a reset the invalidated session stays readable, as in AFNetworking; it no
             // longer retains the manager once URLSession reports it invalid.
@@ -289,17 +297,23 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers, create: (URLSession, URLRequest) -> URLSessionTask
     ) throws -> URLSessionTask {
         let (prepared, bodyStream) = Self.prepared(request)
-        return try state.withLock { state in
+        let configuration = configuration.withLock { $0 }
+        return try creation.withLock { state in
             guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
-            let session = state.session ?? URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: operationQueue)
-            state.session = session
-            let task = create(session, prepared)
+            let task = create(currentSession(&state), prepared)
             table.insert(TaskDelegate(
-                task: task, kind: kind, responseSerializer: serializer ?? state.responseSerializer, credential: credential,
+                task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
                 bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
-                completionQueue: state.completionQueue, processingQueue: processingQueue))
+                completionQueue: configuration.completionQueue, processingQueue: processingQueue))
             return task
         }
+    }
+
+    private func currentSession(_ state: inout Creation) -> URLSession {
+        if let session = state.session { return session }
+        let session = URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: operationQueue)
+        state.session = session
+        return session
     }
 
     /// The request as URLSession on Linux can send it:

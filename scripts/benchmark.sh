@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every benchmark in release mode against local servers it starts and stops: the memory
+# checks (scripts/memory-check.sh) and the request overhead against nginx (Debian's
+# nginx-light, installed here if missing). Figures are printed as `name: value unit` lines.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+if ! command -v nginx >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
+fi
+bash scripts/memory-check.sh
+files="$(mktemp -d)"
+head -c 1024 /dev/urandom >"$files/1k.bin"
+source scripts/nginx.sh
+trap 'nginx_stop; rm -rf "$files"' EXIT
+nginx_start "$files"
+"$(swift build -c release --show-bin-path)/afn-benchmarks" request-overhead "$NGINX_URL/1k.bin"
