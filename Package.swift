@@ -11,6 +11,7 @@ let package = Package(
         .target(name: "AFSession", dependencies: ["AFSerialization"], path: "Sources/Session"),
         .target(name: "AFReachability", dependencies: ["AFSerialization"], path: "Sources/Reachability"),
         .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession", "AFReachability"], path: "Sources/AFNetworking"),
+        .executableTarget(name: "afn", dependencies: ["AFNetworking"], path: "Examples/afn"),
         .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking"], path: "Benchmarks"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,17 +1,38 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against a local httpbin it starts and always stops: every test,
 # the reachability tests that need a private network namespace, then the concurrency suites
-# (classes named *ConcurrencyTests) again under the thread sanitizer. Arguments, if any, go to a single plain `swift test` run instead
-# (for example `--filter QueryString`).
+# (classes named *ConcurrencyTests) again under the thread sanitizer, and closes with one
+# "N passed, N failed" line over all runs. Arguments, if any, go to a single plain
+# `swift test` run instead (for example `--filter QueryString`).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 source scripts/httpbin.sh
 httpbin_serve
 if [ $# -gt 0 ]; then
-    swift test "$@"
+    swift test --disable-swift-testing "$@"
     exit
 fi
-swift test --skip ReachabilityNamespaceTests
-bash scripts/reachability-namespace-tests.sh
-swift test --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests'
+log="$(mktemp)"
+trap 'httpbin_stop; rm -f "$log"' EXIT
+swift test --disable-swift-testing --skip ReachabilityNamespaceTests 2>&1 | tee -a "$log"
+bash scripts/reachability-namespace-tests.sh 2>&1 | tee -a "$log"
+swift test --disable-swift-testing --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests' 2>&1 | tee -a "$log"
+# Each run's last "Executed" line is its total; sum them.
+python3 - "$log" <<'PY'
+import re, sys
+runs, current = [], None
+for line in open(sys.argv[1], errors="replace"):
+    match = re.search(r"Executed (\d+) tests?, with (?:(\d+) tests? skipped and )?(\d+) failures?", line)
+    if match:
+        current = tuple(int(group or 0) for group in match.groups())
+    elif "Test Suite 'All tests'" in line and current:
+        runs.append(current)
+        current = None
+if current:
+    runs.append(current)
+executed = sum(run[0] for run in runs)
+skipped = sum(run[1] for run in runs)
+failed = sum(run[2] for run in runs)
+print(f"tests: {executed - skipped - failed} passed, {failed} failed, {skipped} skipped")
+PY

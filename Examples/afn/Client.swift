@@ -1,0 +1,113 @@
+import AFNetworking
+import Foundation
+
+/// Runs one invocation and returns the exit code.
+struct Client {
+    let invocation: Invocation
+    let manager = HTTPSessionManager()
+
+    init(_ invocation: Invocation) {
+        self.invocation = invocation
+        let serializer = HTTPRequestSerializer()
+        if let timeout = invocation.timeout { serializer.timeoutInterval = timeout }
+        if let user = invocation.user { serializer.setAuthorizationHeaderField(username: user.name, password: user.password) }
+        manager.requestSerializer = serializer
+    }
+
+    private var headers: [String: String] {
+        Dictionary(invocation.headers, uniquingKeysWith: { _, last in last })
+    }
+
+    func run() async throws -> Int32 {
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        switch invocation.command {
+        case .get, .head, .delete:
+            let parameters = Dictionary(invocation.query, uniquingKeysWith: { _, last in last })
+            let request = try manager.request(method: invocation.command.rawValue.uppercased(), urlString: invocation.url!,
+                                              parameters: parameters, headers: headers)
+            return try await perform(request)
+        case .post, .put, .patch:
+            return try await perform(try request(method: invocation.command.rawValue.uppercased()))
+        case .upload:
+            return try await upload()
+        case .download:
+            return try await download()
+        case .reachability:
+            return await Reachability(host: invocation.host, watch: invocation.watch).run()
+        }
+    }
+
+    /// A POST, PUT or PATCH with `--json` sent as is, or `--form` fields as a form body.
+    private func request(method: String) throws -> URLRequest {
+        guard let json = invocation.json else {
+            let parameters = Dictionary(invocation.form, uniquingKeysWith: { _, last in last })
+            return try manager.request(method: method, urlString: invocation.url!, parameters: parameters, headers: headers)
+        }
+        guard (try? JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)) != nil else {
+            throw Invocation.UsageError(description: "--json is not valid JSON")
+        }
+        var request = try manager.request(method: method, urlString: invocation.url!, parameters: nil, headers: headers)
+        request.httpBody = Data(json.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        return request
+    }
+
+    private func perform(_ request: URLRequest) async throws -> Int32 {
+        log(request)
+        return try report(await manager.response(for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil)))
+    }
+
+    private func upload() async throws -> Int32 {
+        let file = URL(fileURLWithPath: invocation.file!)
+        var request = try manager.requestSerializer.multipartFormRequest(
+            method: "POST", urlString: try manager.resolve(invocation.url!),
+            parameters: Dictionary(invocation.form, uniquingKeysWith: { _, last in last })
+        ) { form in
+            try form.appendPart(withFileURL: file, name: invocation.fieldName)
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        log(request)
+        let transfer = manager.startUpload(for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        let display = ProgressDisplay(verb: "uploaded")
+        for await progress in transfer.progress { display.update(progress) }
+        let response = try await transfer.response
+        display.finish()
+        return try report(response)
+    }
+
+    private func download() async throws -> Int32 {
+        let output = URL(fileURLWithPath: invocation.output!)
+        let download = Download(manager: manager, output: output, resume: invocation.resume)
+        let request = try manager.request(method: "GET", urlString: invocation.url!, parameters: nil, headers: headers)
+        log(request)
+        let response = try await download.run(request)
+        let status = response.statusCode
+        FileHandle.standardError.write(Data("HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status)) -> \(output.path)\n".utf8))
+        return (200..<300).contains(status) ? 0 : 1
+    }
+
+    /// Writes the body to stdout (JSON pretty-printed) and the status to stderr.
+    private func report(_ response: HTTPResponse<Data?>) throws -> Int32 {
+        let body = response.value ?? Data()
+        let isJSON = response.response.mimeType.map { $0 == "application/json" || $0.hasSuffix("+json") } ?? false
+        if isJSON, let object = try? JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed),
+           let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed]) {
+            FileHandle.standardOutput.write(pretty + Data("\n".utf8))
+        } else {
+            FileHandle.standardOutput.write(body)
+        }
+        let status = response.statusCode
+        FileHandle.standardError.write(Data("HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status)) (\(body.count) bytes)\n".utf8))
+        return (200..<300).contains(status) ? 0 : 1
+    }
+
+    /// With `--verbose`, the request line and headers, credentials masked.
+    private func log(_ request: URLRequest) {
+        guard invocation.verbose else { return }
+        var lines = ["> \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")"]
+        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            lines.append("> \(name): \(name.lowercased() == "authorization" ? "(hidden)" : value)")
+        }
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// What the user asked for, parsed from the command line.
+struct Invocation {
+    enum Command: String, CaseIterable {
+        case get, head, delete, post, put, patch, upload, download, reachability
+    }
+
+    var command: Command
+    var url: String?
+    var query: [(String, String)] = []
+    var form: [(String, String)] = []
+    var json: String?
+    var file: String?
+    var fieldName = "file"
+    var output: String?
+    var resume = false
+    var host: String?
+    var watch = false
+    var headers: [(String, String)] = []
+    var timeout: TimeInterval?
+    var user: (name: String, password: String)?
+    var verbose = false
+
+    static let usage = """
+        usage: afn get|head|delete URL [--query k=v]...
+               afn post|put|patch URL [--json JSON | --form k=v...]
+               afn upload URL --file PATH [--name FIELD] [--field k=v]...
+               afn download URL --output PATH [--resume]
+               afn reachability [--host H] [--watch]
+        options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --verbose
+        exit codes: 0 for 2xx, 1 for an HTTP error status, 2 for any other failure
+        """
+
+    /// Pinning options, which need the security module this build does not have yet.
+    static let pinningOptions: Set<String> = ["--pin-mode", "--pin", "--ca", "--allow-invalid-certificates", "--no-domain-validation"]
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init(arguments: [String]) throws {
+        var remaining = arguments[...]
+        guard let name = remaining.popFirst(), let command = Command(rawValue: name) else {
+            throw UsageError(description: "expected a command: \(Command.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self.command = command
+        func value(for option: String) throws -> String {
+            guard let value = remaining.popFirst() else { throw UsageError(description: "\(option) needs a value") }
+            return value
+        }
+        func pair(_ text: String, separator: Character, option: String) throws -> (String, String) {
+            guard let index = text.firstIndex(of: separator) else { throw UsageError(description: "\(option) expects k\(separator)v, got \(text)") }
+            return (String(text[..<index]), String(text[text.index(after: index)...]).trimmingCharacters(in: .whitespaces))
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--query": query.append(try pair(try value(for: argument), separator: "=", option: argument))
+            case "--form", "--field": form.append(try pair(try value(for: argument), separator: "=", option: argument))
+            case "--json": json = try value(for: argument)
+            case "--file": file = try value(for: argument)
+            case "--name": fieldName = try value(for: argument)
+            case "--output": output = try value(for: argument)
+            case "--resume": resume = true
+            case "--host": host = try value(for: argument)
+            case "--watch": watch = true
+            case "--header": headers.append(try pair(try value(for: argument), separator: ":", option: argument))
+            case "--timeout":
+                guard let seconds = TimeInterval(try value(for: argument)), seconds > 0 else { throw UsageError(description: "--timeout expects seconds") }
+                timeout = seconds
+            case "--user":
+                let (name, password) = try pair(try value(for: argument), separator: ":", option: argument)
+                user = (name, password)
+            case "--verbose": verbose = true
+            case let option where Self.pinningOptions.contains(option):
+                throw UsageError(description: "\(option): certificate pinning is not in this build yet (it arrives with the AFSecurity module)")
+            case let option where option.hasPrefix("--"):
+                throw UsageError(description: "unknown option \(option)")
+            default:
+                guard url == nil else { throw UsageError(description: "unexpected argument \(argument)") }
+                url = argument
+            }
+        }
+        try validate()
+    }
+
+    private func validate() throws {
+        if command != .reachability && url == nil { throw UsageError(description: "\(command.rawValue) needs a URL") }
+        if json != nil && !form.isEmpty { throw UsageError(description: "--json and --form exclude each other") }
+        if command == .upload && file == nil { throw UsageError(description: "upload needs --file") }
+        if command == .download && output == nil { throw UsageError(description: "download needs --output") }
+    }
+}
