@@ -18,21 +18,20 @@ trap 'httpbin_stop; rm -f "$log"' EXIT
 swift test --disable-swift-testing --skip ReachabilityNamespaceTests 2>&1 | tee -a "$log"
 bash scripts/reachability-namespace-tests.sh 2>&1 | tee -a "$log"
 swift test --disable-swift-testing --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests' 2>&1 | tee -a "$log"
-# Each run's last "Executed" line is its total; sum them.
+# Each run's total follows its "Test Suite 'All tests'" (or 'Selected tests') line; sum them.
 python3 - "$log" <<'PY'
 import re, sys
-runs, current = [], None
+executed = skipped = failed = 0
+total_follows = False
 for line in open(sys.argv[1], errors="replace"):
+    if re.search(r"Test Suite '(All|Selected) tests' (passed|failed)", line):
+        total_follows = True
+        continue
     match = re.search(r"Executed (\d+) tests?, with (?:(\d+) tests? skipped and )?(\d+) failures?", line)
-    if match:
-        current = tuple(int(group or 0) for group in match.groups())
-    elif "Test Suite 'All tests'" in line and current:
-        runs.append(current)
-        current = None
-if current:
-    runs.append(current)
-executed = sum(run[0] for run in runs)
-skipped = sum(run[1] for run in runs)
-failed = sum(run[2] for run in runs)
+    if match and total_follows:
+        executed += int(match.group(1))
+        skipped += int(match.group(2) or 0)
+        failed += int(match.group(3))
+        total_follows = False
 print(f"tests: {executed - skipped - failed} passed, {failed} failed, {skipped} skipped")
 PY
