@@ -16,6 +16,7 @@ let package = Package(
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking"], path: "Benchmarks"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SerializationTests", dependencies: ["AFSerialization", "TestSupport"], path: "Tests/SerializationTests"),
+        .testTarget(name: "AFNCommandTests", dependencies: ["afn", "TestSupport"], path: "Tests/AFNCommandTests"),
         .testTarget(name: "ReachabilityTests", dependencies: ["AFReachability", "AFSerialization"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFSerialization", "TestSupport"], path: "Tests/SessionTests"),
     ]

@@ -91,7 +91,7 @@ struct Client {
         let body = response.value ?? Data()
         let isJSON = response.response.mimeType.map { $0 == "application/json" || $0.hasSuffix("+json") } ?? false
         if isJSON, let object = try? JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed),
-           let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed]) {
+           let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
             FileHandle.standardOutput.write(pretty + Data("\n".utf8))
         } else {
             FileHandle.standardOutput.write(body)

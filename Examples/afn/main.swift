@@ -20,8 +20,6 @@ do {
 let client = Client(invocation)
 do {
     exit(try await client.run())
-} catch let error as ResponseSerializationError {
-    fail(error.localizedDescription)
 } catch {
-    fail((error as? LocalizedError)?.errorDescription ?? "\(error)")
+    fail((error as NSError).localizedDescription)
 }

@@ -1,0 +1,104 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Runs the built `afn` executable against the local httpbin.
+final class AFNCommandTests: XCTestCase {
+    struct Run {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+
+        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: stdout)) as? [String: Any] }
+    }
+
+    var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory() }
+    override func tearDown() { directory.remove() }
+
+    /// `afn` is built next to the test bundle (this target depends on it).
+    private func afn(_ arguments: String...) throws -> Run {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("afn")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func testGetWithQueryPrintsThePrettyJSONBody() throws {
+        let run = try afn("get", try HTTPBin.url("/get").absoluteString, "--query", "q=a b", "--query", "n=1")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.json?["args"] as? [String: String], ["q": "a b", "n": "1"])
+        XCTAssertTrue(String(decoding: run.stdout, as: UTF8.self).contains("\n  \"args\" : {"), "JSON is pretty-printed")
+        XCTAssertTrue(run.stderr.contains("HTTP 200"), run.stderr)
+    }
+
+    func testPostJSONSendsTheDocumentAsIs() throws {
+        let run = try afn("post", try HTTPBin.url("/post").absoluteString, "--json", #"{"k":[1,2],"s":"x"}"#)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let echoed = try XCTUnwrap(run.json?["json"] as? [String: Any])
+        XCTAssertEqual(echoed["k"] as? [Int], [1, 2])
+        XCTAssertEqual(echoed["s"] as? String, "x")
+    }
+
+    func testPutFormSendsAFormBody() throws {
+        let run = try afn("put", try HTTPBin.url("/put").absoluteString, "--form", "a=1", "--form", "b=two words")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.json?["form"] as? [String: String], ["a": "1", "b": "two words"])
+    }
+
+    func testUploadedFileComesBackIdentical() throws {
+        let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+        let file = try directory.file("upload.bin", contents: bytes)
+        let run = try afn("upload", try HTTPBin.url("/post").absoluteString, "--file", file.path, "--name", "doc", "--field", "title=T")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let json = try XCTUnwrap(run.json)
+        XCTAssertEqual(HTTPBin.formValues(json), ["title": ["T"]])
+        XCTAssertEqual(HTTPBin.fileContents(json)["doc"], bytes)
+        XCTAssertTrue(run.stderr.contains("uploaded"), "a one-line summary when stderr is not a terminal: \(run.stderr)")
+    }
+
+    func testDownloadedFileMatchesTheResource() throws {
+        let output = directory.url.appendingPathComponent("sub/out.bin")
+        let run = try afn("download", try HTTPBin.url("/range/50000").absoluteString, "--output", output.path)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let expected = Data((0..<50_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+        XCTAssertEqual(try Data(contentsOf: output), expected)
+    }
+
+    func testHTTPErrorStatusExitsWithOne() throws {
+        let run = try afn("get", try HTTPBin.url("/status/404").absoluteString)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("HTTP 404"), run.stderr)
+    }
+
+    func testRefusedPortExitsWithTwoAndOneLine() throws {
+        let run = try afn("get", "http://127.0.0.1:9/")
+        XCTAssertEqual(run.status, 2)
+        XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("afn: "), run.stderr)
+    }
+
+    func testUsageErrorsExitWithTwo() throws {
+        XCTAssertEqual(try afn("get").status, 2)
+        XCTAssertEqual(try afn("post", "http://127.0.0.1:9/", "--json", "{", "--form", "a=b").status, 2)
+        XCTAssertEqual(try afn("frobnicate").status, 2)
+    }
+
+    func testCredentialsAreNeverPrinted() throws {
+        let run = try afn("get", try HTTPBin.url("/headers").absoluteString, "--user", "user:s3cret", "--verbose")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual((run.json?["headers"] as? [String: String])?["Authorization"], "Basic dXNlcjpzM2NyZXQ=", "the credential is sent")
+        XCTAssertTrue(run.stderr.contains("Authorization: (hidden)"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("s3cret") || run.stderr.contains("dXNlcjpzM2NyZXQ="), run.stderr)
+    }
+}
