@@ -7,6 +7,7 @@ let benchmarks: [String: ([String]) throws -> Bool] = [
     "multipart-memory": { _ in try MultipartMemoryBenchmark.run() },
     "slow-consumer-memory": SlowConsumerMemoryBenchmark.run,
     "request-overhead": RequestOverheadBenchmark.run,
+    "serializer-throughput": SerializerThroughputBenchmark.run,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -23,30 +23,48 @@ indirect enum ParameterValue {
     /// Converts any supported parameter value. Throws `RequestSerializationError` for values
     /// that have no parameter form (for example an `Encodable` whose encoding fails).
     init(_ value: Any?) throws {
-        guard let value = unwrapped(value) else {
+        guard let value else {
             self = .null
             return
         }
+        // `NSNumber` objects (from `JSONSerialization`, say) keep their boolean-ness. Their type
+        // is tested before any cast: `as? NSNumber` on another value first bridges it to an
+        // object, turning every nested dictionary into an `NSDictionary`.
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            self = .scalar(text: Self.text(for: number), object: number)
+            return
+        }
+        // Then common native types, with exact casts: bridging a Swift number to `NSNumber`,
+        // converting a dictionary to `[AnyHashable: Any]` or asking for an existential
+        // conformance costs far more than the encoding itself.
         switch value {
-        case is NSNull:
-            self = .null
         case let string as String:
             self = .scalar(text: string, object: string)
-        case let string as Substring:
-            self = .scalar(text: String(string), object: String(string))
+        case let int as Int:
+            self = .scalar(text: String(int), object: int)
+        case let bool as Bool:
+            self = .scalar(text: bool ? "1" : "0", object: bool)
+        case let double as Double:
+            self = .scalar(text: Self.text(for: NSNumber(value: double)), object: double)
+        case let dictionary as [String: Any]:
+            self = try .dictionary(Self.sortedPairs(dictionary.map { ($0.key, $0.value) }))
+        case let array as [Any]:
+            self = try .array(array.map { try ParameterValue($0) })
         case let data as Data:
             self = .data(data)
-        case let bool as Bool where type(of: value) == Bool.self:
-            self = .scalar(text: bool ? "1" : "0", object: bool)
+        case is NSNull:
+            self = .null
+        case let set as Set<AnyHashable>:
+            let members = try set.map { try ParameterValue($0.base) }
+            self = .set(members.sorted { Self.precedes($0.sortText, $1.sortText) })
         case let number as NSNumber:
             self = .scalar(text: Self.text(for: number), object: value)
         case let dictionary as [AnyHashable: Any]:
             self = try .dictionary(Self.sortedPairs(dictionary.map { ("\($0.key.base)", $0.value) }))
-        case let set as Set<AnyHashable>:
-            let members = try set.map { try ParameterValue($0.base) }
-            self = .set(members.sorted { Self.precedes($0.sortText, $1.sortText) })
-        case let array as [Any]:
-            self = try .array(array.map { try ParameterValue($0) })
+        case let optional as any OptionalProtocol:
+            self = try ParameterValue(optional.wrappedAny)
+        case let string as Substring:
+            self = .scalar(text: String(string), object: String(string))
         case let encodable as any Encodable:
             self = try ParameterEncoder.encode(encodable)
         default:
@@ -101,15 +119,6 @@ indirect enum ParameterValue {
             return dictionary
         }
     }
-}
-
-/// Looks through any depth of `Optional` wrapping, which `Any` hides from `== nil`.
-private func unwrapped(_ value: Any?) -> Any? {
-    guard let value else { return nil }
-    if let optional = value as? any OptionalProtocol {
-        return unwrapped(optional.wrappedAny)
-    }
-    return value
 }
 
 /// Lets code holding an `Any` see whether it is an `Optional` and what it wraps.
