@@ -8,6 +8,7 @@ let benchmarks: [String: ([String]) throws -> Bool] = [
     "slow-consumer-memory": SlowConsumerMemoryBenchmark.run,
     "request-overhead": RequestOverheadBenchmark.run,
     "serializer-throughput": SerializerThroughputBenchmark.run,
+    "transfer": TransferBenchmark.run,
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -1,0 +1,183 @@
+import AFNetworking
+import AFSerialization
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Throughput and peak memory of large transfers from the local bulk server
+/// (`scripts/bulk_server.py`, unthrottled): eight 10 MB downloads at a time (80 in all), one
+/// 1 GiB download and one 1 GiB upload from a file, each through `URLSessionManager` and,
+/// as the baseline in the same run, through URLSession's own download and upload-from-file
+/// tasks. Then `afn` itself uploads and downloads 1 GiB, its peak RSS polled from the child. Usage: transfer <bulk server base URL> <path of the afn executable>
+enum TransferBenchmark {
+    static let gibibyte = 1 << 30
+
+    static func run(_ arguments: [String]) throws -> Bool {
+        guard arguments.count == 2, let base = URL(string: arguments[0]) else {
+            print("usage: afn-benchmarks transfer <bulk server base URL> <afn executable>")
+            return false
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("afn-transfer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let large = directory.appendingPathComponent("upload.bin")
+        guard FileManager.default.createFile(atPath: large.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        let handle = try FileHandle(forWritingTo: large)
+        try handle.truncate(atOffset: UInt64(gibibyte))
+        try handle.close()
+
+        let small = base.appendingPathComponent("bytes/\(10_000_000)")
+        report("download_10mb_x80_8_in_flight", bytes: 80 * 10_000_000,
+               baseline: try measure { try NativeTransfers.downloads(small, count: 80, inFlight: 8, into: directory) },
+               manager: try measure { try ManagedTransfers.downloads(small, count: 80, inFlight: 8, into: directory) })
+        let big = base.appendingPathComponent("bytes/\(gibibyte)")
+        report("download_1gib", bytes: gibibyte,
+               baseline: try measure { try NativeTransfers.downloads(big, count: 1, inFlight: 1, into: directory) },
+               manager: try measure { try ManagedTransfers.downloads(big, count: 1, inFlight: 1, into: directory) })
+        let sink = base.appendingPathComponent("upload")
+        report("upload_1gib_from_file", bytes: gibibyte,
+               baseline: try measure { try NativeTransfers.upload(large, to: sink) },
+               manager: try measure { try ManagedTransfers.upload(large, to: sink) })
+
+        let afn = URL(fileURLWithPath: arguments[1])
+        let uploadPeak = try childPeak(afn, ["upload", sink.absoluteString, "--file", large.path])
+        let downloadPeak = try childPeak(afn, ["download", big.absoluteString, "--output", directory.appendingPathComponent("afn.bin").path])
+        print("afn_upload_1gib_peak_resident: \(mebibytes(uploadPeak)) MiB (target 64 MiB)")
+        print("afn_download_1gib_peak_resident: \(mebibytes(downloadPeak)) MiB (target 64 MiB)")
+        return true
+    }
+
+    struct Measurement {
+        let seconds: TimeInterval
+        let growth: UInt64
+    }
+
+    private static func measure(_ body: () throws -> Void) throws -> Measurement {
+        ResourceUsage.resetPeak()
+        let before = ResourceUsage.residentBytes
+        let start = Date()
+        try body()
+        let peak = ResourceUsage.peakResidentBytes
+        return Measurement(seconds: Date().timeIntervalSince(start), growth: peak > before ? peak - before : 0)
+    }
+
+    private static func report(_ name: String, bytes: Int, baseline: Measurement, manager: Measurement) {
+        func rate(_ measurement: Measurement) -> Int { Int(Double(bytes) / 1_048_576 / measurement.seconds) }
+        print("\(name)_urlsession: \(rate(baseline)) MiB/s, peak growth \(mebibytes(baseline.growth)) MiB")
+        print("\(name)_manager: \(rate(manager)) MiB/s, peak growth \(mebibytes(manager.growth)) MiB")
+        print(String(format: "\(name)_throughput_ratio: %.2f (manager / URLSession)", baseline.seconds / manager.seconds))
+    }
+
+    /// Runs `executable` and returns its peak RSS, polled from its own `VmHWM` every 10 ms
+    /// (`ru_maxrss` would not do: a child started with `vfork` inherits the parent's peak).
+    private static func childPeak(_ executable: URL, _ arguments: [String]) throws -> UInt64 {
+        var pid: pid_t = 0
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        guard posix_spawn(&pid, executable.path, &actions, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
+        var peak: UInt64 = 0
+        var status: Int32 = 0
+        while true {
+            peak = max(peak, ResourceUsage.peakResidentBytes(of: pid))
+            let waited = waitpid(pid, &status, WNOHANG)
+            if waited == pid { break }
+            guard waited == 0 else { throw CocoaError(.executableRuntimeMismatch) }
+            usleep(10_000)
+        }
+        guard status == 0 else { throw CocoaError(.executableRuntimeMismatch) }
+        return peak
+    }
+}
+
+/// The baseline: URLSession's own download and upload-from-file tasks.
+enum NativeTransfers {
+    static func downloads(_ url: URL, count: Int, inFlight: Int, into directory: URL) throws {
+        let configuration = benchmarkConfiguration()
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let slots = DispatchSemaphore(value: inFlight)
+        let group = DispatchGroup()
+        let failures = Counter()
+        for index in 0..<count {
+            slots.wait()
+            group.enter()
+            session.downloadTask(with: url) { location, _, error in
+                if error != nil || location == nil { failures.increment() }
+                if let location {
+                    // URLSession on Linux never deletes its download files: move, then remove.
+                    let destination = directory.appendingPathComponent("native-\(index)")
+                    try? FileManager.default.moveItem(at: location, to: destination)
+                    try? FileManager.default.removeItem(at: destination)
+                }
+                slots.signal()
+                group.leave()
+            }.resume()
+        }
+        group.wait()
+        if failures.value > 0 { throw URLError(.unknown) }
+    }
+
+    static func upload(_ file: URL, to url: URL) throws {
+        let session = URLSession(configuration: benchmarkConfiguration())
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        let done = DispatchSemaphore(value: 0)
+        let failed = Locked(false)
+        session.uploadTask(with: request, fromFile: file) { _, response, error in
+            failed.withLock { $0 = error != nil || (response as? HTTPURLResponse)?.statusCode != 200 }
+            done.signal()
+        }.resume()
+        done.wait()
+        if failed.withLock({ $0 }) { throw URLError(.unknown) }
+    }
+}
+
+/// The same transfers through `URLSessionManager`.
+enum ManagedTransfers {
+    static func downloads(_ url: URL, count: Int, inFlight: Int, into directory: URL) throws {
+        let manager = URLSessionManager(configuration: benchmarkConfiguration())
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        manager.responseSerializer = HTTPResponseSerializer()
+        let slots = DispatchSemaphore(value: inFlight)
+        let group = DispatchGroup()
+        let failures = Counter()
+        for index in 0..<count {
+            slots.wait()
+            group.enter()
+            let destination = directory.appendingPathComponent("managed-\(index)")
+            manager.resume(try manager.downloadTask(
+                with: URLRequest(url: url), destination: { _, _ in destination }, options: .replaceExistingFile,
+                completionHandler: { _, _, error in
+                    if error != nil { failures.increment() }
+                    try? FileManager.default.removeItem(at: destination)
+                    slots.signal()
+                    group.leave()
+                }))
+        }
+        group.wait()
+        if failures.value > 0 { throw URLError(.unknown) }
+    }
+
+    static func upload(_ file: URL, to url: URL) throws {
+        let manager = URLSessionManager(configuration: benchmarkConfiguration())
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        manager.responseSerializer = HTTPResponseSerializer()
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        let done = DispatchSemaphore(value: 0)
+        let failure = Locked<(any Error)?>(nil)
+        manager.resume(try manager.uploadTask(with: request, fromFile: file, completionHandler: { _, _, error in
+            failure.withLock { $0 = error }
+            done.signal()
+        }))
+        done.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+}
