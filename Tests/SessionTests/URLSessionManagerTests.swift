@@ -298,3 +298,26 @@ final class LockedFlag: @unchecked Sendable {
         return flag
     }
 }
+
+/// The completion handler can be a trailing closure; calls without one still compile.
+final class URLSessionManagerTrailingClosureTests: XCTestCase {
+    func testCompletionHandlersAsTrailingClosures() throws {
+        let manager = makeManager()
+        let recorder = CompletionRecorder(count: 4)
+        var post = URLRequest(url: try HTTPBin.url("/post"))
+        post.httpMethod = "POST"
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("f", contents: Data("x".utf8))
+        var streamed = post
+        streamed.httpBodyStream = InputStream(data: Data("y".utf8))
+        manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get"))) { recorder.handler($0, $1, $2) })
+        manager.resume(try manager.uploadTask(with: post, fromFile: file) { recorder.handler($0, $1, $2) })
+        manager.resume(try manager.uploadTask(with: post, from: Data("z".utf8)) { recorder.handler($0, $1, $2) })
+        manager.resume(try manager.uploadTask(withStreamedRequest: streamed) { recorder.handler($0, $1, $2) })
+        let plain = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")))
+        plain.cancel()
+        wait(for: [recorder.expectation], timeout: 10)
+        XCTAssertTrue(recorder.completions.allSatisfy { $0.error == nil })
+    }
+}
