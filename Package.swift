@@ -9,8 +9,9 @@ let package = Package(
     targets: [
         .target(name: "AFSerialization", path: "Sources/Serialization"),
         .target(name: "AFSession", dependencies: ["AFSerialization"], path: "Sources/Session"),
+        .target(name: "AFSecurity", path: "Sources/Security"),
         .target(name: "AFReachability", dependencies: ["AFSerialization"], path: "Sources/Reachability"),
-        .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession", "AFReachability"], path: "Sources/AFNetworking"),
+        .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession", "AFSecurity", "AFReachability"], path: "Sources/AFNetworking"),
         .executableTarget(name: "afn", dependencies: ["AFNetworking"], path: "Examples/afn"),
         .executableTarget(name: "rest-client", dependencies: ["AFNetworking"], path: "Examples/RESTClient"),
         .executableTarget(name: "upload-progress", dependencies: ["AFNetworking"], path: "Examples/UploadProgress"),
@@ -21,6 +22,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SerializationTests", dependencies: ["AFSerialization", "TestSupport"], path: "Tests/SerializationTests"),
         .testTarget(name: "AFNCommandTests", dependencies: ["afn", "TestSupport"], path: "Tests/AFNCommandTests"),
+        .testTarget(name: "SecurityTests", dependencies: ["AFSecurity"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["AFReachability", "AFSerialization"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFSerialization", "TestSupport"], path: "Tests/SessionTests"),
     ]
