@@ -21,15 +21,7 @@ bin="$(swift build -c release --show-bin-path)"
 "$bin/afn-benchmarks" serializer-throughput
 "$bin/afn-benchmarks" request-overhead "$NGINX_URL/1k.bin"
 
-log="$files/bulk.log"
-python3 scripts/bulk_server.py 0 >"$log" 2>&1 &
-bulk_pid=$!
-trap 'nginx_stop; kill "$bulk_pid" 2>/dev/null || true; rm -rf "$files"' EXIT
-port=""
-for _ in $(seq 1 100); do
-    port="$(sed -n 's/^listening on \([0-9]*\)$/\1/p' "$log")"
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { echo "bulk server did not start"; exit 1; }
-"$bin/afn-benchmarks" transfer "http://127.0.0.1:$port" "$bin/afn"
+source scripts/bulk.sh
+trap 'nginx_stop; bulk_stop; rm -rf "$files"' EXIT
+bulk_start
+"$bin/afn-benchmarks" transfer "$BULK_URL" "$bin/afn"

@@ -12,15 +12,7 @@ swift build -c release --product afn-benchmarks
 bench="$(swift build -c release --show-bin-path)/afn-benchmarks"
 "$bench" multipart-memory
 
-log="$(mktemp)"
-python3 scripts/bulk_server.py 0 >"$log" 2>&1 &
-server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true; rm -f "$log"' EXIT
-port=""
-for _ in $(seq 1 100); do
-    port="$(sed -n 's/^listening on \([0-9]*\)$/\1/p' "$log")"
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { echo "bulk server did not start"; cat "$log"; exit 1; }
-"$bench" slow-consumer-memory "http://127.0.0.1:$port"
+source scripts/bulk.sh
+trap bulk_stop EXIT
+bulk_start
+"$bench" slow-consumer-memory "$BULK_URL"
