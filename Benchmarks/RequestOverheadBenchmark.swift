@@ -65,20 +65,7 @@ enum RequestOverheadBenchmark {
     }
 
     private static func drive(_ client: any BenchmarkClient, requests: Int, inFlight: Int) -> Int {
-        let slots = DispatchSemaphore(value: inFlight)
-        let group = DispatchGroup()
-        let failures = Counter()
-        for _ in 0..<requests {
-            slots.wait()
-            group.enter()
-            client.get { success in
-                if !success { failures.increment() }
-                slots.signal()
-                group.leave()
-            }
-        }
-        group.wait()
-        return failures.value
+        fanOut(count: requests, inFlight: inFlight) { _, done in client.get(done) }
     }
 
     private static func cpuSeconds() -> Double {

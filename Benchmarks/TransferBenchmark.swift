@@ -98,29 +98,20 @@ enum TransferBenchmark {
 /// The baseline: URLSession's own download and upload-from-file tasks.
 enum NativeTransfers {
     static func downloads(_ url: URL, count: Int, inFlight: Int, into directory: URL) throws {
-        let configuration = benchmarkConfiguration()
-        let session = URLSession(configuration: configuration)
+        let session = URLSession(configuration: benchmarkConfiguration())
         defer { session.finishTasksAndInvalidate() }
-        let slots = DispatchSemaphore(value: inFlight)
-        let group = DispatchGroup()
-        let failures = Counter()
-        for index in 0..<count {
-            slots.wait()
-            group.enter()
+        let failures = fanOut(count: count, inFlight: inFlight) { index, done in
             session.downloadTask(with: url) { location, _, error in
-                if error != nil || location == nil { failures.increment() }
                 if let location {
                     // URLSession on Linux never deletes its download files: move, then remove.
                     let destination = directory.appendingPathComponent("native-\(index)")
                     try? FileManager.default.moveItem(at: location, to: destination)
                     try? FileManager.default.removeItem(at: destination)
                 }
-                slots.signal()
-                group.leave()
+                done(error == nil && location != nil)
             }.resume()
         }
-        group.wait()
-        if failures.value > 0 { throw URLError(.unknown) }
+        if failures > 0 { throw URLError(.unknown) }
     }
 
     static func upload(_ file: URL, to url: URL) throws {
@@ -145,24 +136,16 @@ enum ManagedTransfers {
         let manager = URLSessionManager(configuration: benchmarkConfiguration())
         defer { manager.invalidateSession(cancelingTasks: true) }
         manager.responseSerializer = HTTPResponseSerializer()
-        let slots = DispatchSemaphore(value: inFlight)
-        let group = DispatchGroup()
-        let failures = Counter()
-        for index in 0..<count {
-            slots.wait()
-            group.enter()
+        let failures = try fanOut(count: count, inFlight: inFlight) { index, done in
             let destination = directory.appendingPathComponent("managed-\(index)")
             manager.resume(try manager.downloadTask(
                 with: URLRequest(url: url), destination: { _, _ in destination }, options: .replaceExistingFile,
                 completionHandler: { _, _, error in
-                    if error != nil { failures.increment() }
                     try? FileManager.default.removeItem(at: destination)
-                    slots.signal()
-                    group.leave()
+                    done(error == nil)
                 }))
         }
-        group.wait()
-        if failures.value > 0 { throw URLError(.unknown) }
+        if failures > 0 { throw URLError(.unknown) }
     }
 
     static func upload(_ file: URL, to url: URL) throws {
@@ -180,4 +163,24 @@ enum ManagedTransfers {
         done.wait()
         if let error = failure.withLock({ $0 }) { throw error }
     }
+}
+
+/// Starts `count` operations with at most `inFlight` running; each calls `done` with its success
+/// exactly once. Returns how many failed.
+@discardableResult
+func fanOut(count: Int, inFlight: Int, _ start: (Int, @escaping @Sendable (Bool) -> Void) throws -> Void) rethrows -> Int {
+    let slots = DispatchSemaphore(value: inFlight)
+    let group = DispatchGroup()
+    let failures = Counter()
+    for index in 0..<count {
+        slots.wait()
+        group.enter()
+        try start(index) { succeeded in
+            if !succeeded { failures.increment() }
+            slots.signal()
+            group.leave()
+        }
+    }
+    group.wait()
+    return failures.value
 }
