@@ -8,8 +8,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "AFSerialization", path: "Sources/Serialization"),
-        .target(name: "AFSession", dependencies: ["AFSerialization"], path: "Sources/Session"),
-        .target(name: "AFSecurity", path: "Sources/Security"),
+        .target(name: "CurlBridge", path: "Sources/CurlBridge", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "AFSession", dependencies: ["AFSerialization", "AFSecurity"], path: "Sources/Session"),
+        .target(name: "AFSecurity", dependencies: ["AFSerialization", "CurlBridge"], path: "Sources/Security"),
         .target(name: "AFReachability", dependencies: ["AFSerialization"], path: "Sources/Reachability"),
         .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession", "AFSecurity", "AFReachability"], path: "Sources/AFNetworking"),
         .executableTarget(name: "afn", dependencies: ["AFNetworking"], path: "Examples/afn"),
@@ -22,7 +23,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SerializationTests", dependencies: ["AFSerialization", "TestSupport"], path: "Tests/SerializationTests"),
         .testTarget(name: "AFNCommandTests", dependencies: ["afn", "TestSupport"], path: "Tests/AFNCommandTests"),
-        .testTarget(name: "SecurityTests", dependencies: ["AFSecurity"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
+        .testTarget(name: "SecurityTests", dependencies: ["AFSecurity", "AFSession", "AFSerialization", "TestSupport"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["AFReachability", "AFSerialization"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFSerialization", "TestSupport"], path: "Tests/SessionTests"),
     ]

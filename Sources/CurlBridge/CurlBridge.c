@@ -1,0 +1,266 @@
+#include "CurlBridge.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+// libdispatch is always loaded with Foundation; its C header is not on the C include path.
+extern void *dispatch_get_current_queue(void);
+extern void dispatch_retain(void *object);
+extern void dispatch_release(void *object);
+extern void dispatch_sync_f(void *queue, void *context, void (*work)(void *));
+
+typedef struct {
+    int msg;
+    void *easy_handle;
+    union { void *whatever; int result; } data;
+} curl_message;
+
+static struct {
+    int (*global_init)(long);
+    void *(*easy_init)(void);
+    void (*easy_cleanup)(void *);
+    int (*easy_setopt)(void *, int, ...);
+    int (*easy_getinfo)(void *, int, ...);
+    int (*easy_pause)(void *, int);
+    const char *(*easy_strerror)(int);
+    void *(*slist_append)(void *, const char *);
+    void (*slist_free_all)(void *);
+    void *(*multi_init)(void);
+    int (*multi_cleanup)(void *);
+    int (*multi_setopt)(void *, int, ...);
+    int (*multi_add_handle)(void *, void *);
+    int (*multi_remove_handle)(void *, void *);
+    int (*multi_socket_action)(void *, int, int, int *);
+    curl_message *(*multi_info_read)(void *, int *);
+
+    void (*ctx_set_cert_verify_callback)(void *, int (*)(void *, void *), void *);
+    void *(*store_ctx_get0_untrusted)(void *);
+    void *(*store_ctx_get0_cert)(void *);
+    void (*store_ctx_set_error)(void *, int);
+    int (*store_ctx_get_error)(void *);
+    void *(*store_ctx_get0_chain)(void *);
+    void *(*store_ctx_new)(void);
+    void (*store_ctx_free)(void *);
+    int (*store_ctx_init)(void *, void *, void *, void *);
+    void *(*store_new)(void);
+    void (*store_free)(void *);
+    int (*store_add_cert)(void *, void *);
+    int (*store_set_default_paths)(void *);
+    int (*store_set_flags)(void *, unsigned long);
+    int (*verify_cert)(void *);
+    const char *(*verify_error_string)(long);
+    void *(*d2i_x509)(void **, const unsigned char **, long);
+    int (*i2d_x509)(void *, unsigned char **);
+    void (*x509_free)(void *);
+    int (*sk_num)(const void *);
+    void *(*sk_value)(const void *, int);
+    void *(*sk_new_null)(void);
+    int (*sk_push)(void *, const void *);
+    void (*sk_free)(void *);
+    void (*crypto_free)(void *, const char *, int);
+} api;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[256];
+static int loaded;
+
+#define BIND(library, field, name) \
+    if (!(*(void **)&api.field = dlsym(library, name))) { \
+        snprintf(load_error, sizeof load_error, "%s not found: %s", name, dlerror()); \
+        return; \
+    }
+
+static void load(void) {
+    void *curl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_GLOBAL);
+    void *ssl = dlopen("libssl.so.3", RTLD_NOW | RTLD_GLOBAL);
+    void *crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_GLOBAL);
+    if (!curl || !ssl || !crypto) {
+        snprintf(load_error, sizeof load_error, "cannot load libcurl.so.4, libssl.so.3 and libcrypto.so.3: %s", dlerror());
+        return;
+    }
+    BIND(curl, global_init, "curl_global_init")
+    BIND(curl, easy_init, "curl_easy_init")
+    BIND(curl, easy_cleanup, "curl_easy_cleanup")
+    BIND(curl, easy_setopt, "curl_easy_setopt")
+    BIND(curl, easy_getinfo, "curl_easy_getinfo")
+    BIND(curl, easy_pause, "curl_easy_pause")
+    BIND(curl, easy_strerror, "curl_easy_strerror")
+    BIND(curl, slist_append, "curl_slist_append")
+    BIND(curl, slist_free_all, "curl_slist_free_all")
+    BIND(curl, multi_init, "curl_multi_init")
+    BIND(curl, multi_cleanup, "curl_multi_cleanup")
+    BIND(curl, multi_setopt, "curl_multi_setopt")
+    BIND(curl, multi_add_handle, "curl_multi_add_handle")
+    BIND(curl, multi_remove_handle, "curl_multi_remove_handle")
+    BIND(curl, multi_socket_action, "curl_multi_socket_action")
+    BIND(curl, multi_info_read, "curl_multi_info_read")
+    BIND(ssl, ctx_set_cert_verify_callback, "SSL_CTX_set_cert_verify_callback")
+    BIND(crypto, store_ctx_get0_untrusted, "X509_STORE_CTX_get0_untrusted")
+    BIND(crypto, store_ctx_get0_cert, "X509_STORE_CTX_get0_cert")
+    BIND(crypto, store_ctx_set_error, "X509_STORE_CTX_set_error")
+    BIND(crypto, store_ctx_get_error, "X509_STORE_CTX_get_error")
+    BIND(crypto, store_ctx_get0_chain, "X509_STORE_CTX_get0_chain")
+    BIND(crypto, store_ctx_new, "X509_STORE_CTX_new")
+    BIND(crypto, store_ctx_free, "X509_STORE_CTX_free")
+    BIND(crypto, store_ctx_init, "X509_STORE_CTX_init")
+    BIND(crypto, store_new, "X509_STORE_new")
+    BIND(crypto, store_free, "X509_STORE_free")
+    BIND(crypto, store_add_cert, "X509_STORE_add_cert")
+    BIND(crypto, store_set_default_paths, "X509_STORE_set_default_paths")
+    BIND(crypto, store_set_flags, "X509_STORE_set_flags")
+    BIND(crypto, verify_cert, "X509_verify_cert")
+    BIND(crypto, verify_error_string, "X509_verify_cert_error_string")
+    BIND(crypto, d2i_x509, "d2i_X509")
+    BIND(crypto, i2d_x509, "i2d_X509")
+    BIND(crypto, x509_free, "X509_free")
+    BIND(crypto, sk_num, "OPENSSL_sk_num")
+    BIND(crypto, sk_value, "OPENSSL_sk_value")
+    BIND(crypto, sk_new_null, "OPENSSL_sk_new_null")
+    BIND(crypto, sk_push, "OPENSSL_sk_push")
+    BIND(crypto, sk_free, "OPENSSL_sk_free")
+    BIND(crypto, crypto_free, "CRYPTO_free")
+    // CURL_GLOBAL_ALL; reference-counted, so harmless after FoundationNetworking's own call.
+    if (api.global_init(3) != 0) {
+        snprintf(load_error, sizeof load_error, "curl_global_init failed");
+        return;
+    }
+    loaded = 1;
+}
+
+int afn_bridge_load(char *error, size_t error_length) {
+    pthread_once(&load_once, load);
+    if (!loaded && error && error_length) snprintf(error, error_length, "%s", load_error);
+    return loaded;
+}
+
+void *afn_easy_init(void) { return api.easy_init(); }
+void afn_easy_cleanup(void *easy) { api.easy_cleanup(easy); }
+int afn_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
+int afn_easy_setopt_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
+int afn_easy_setopt_off(void *easy, int option, int64_t value) { return api.easy_setopt(easy, option, (long long)value); }
+int afn_easy_getinfo_long(void *easy, int info, long *value) { return api.easy_getinfo(easy, info, value); }
+int afn_easy_pause(void *easy, int bitmask) { return api.easy_pause(easy, bitmask); }
+const char *afn_easy_strerror(int code) { return api.easy_strerror(code); }
+
+void *afn_slist_append(void *list, const char *string) { return api.slist_append(list, string); }
+void afn_slist_free_all(void *list) { api.slist_free_all(list); }
+
+void *afn_multi_init(void) { return api.multi_init(); }
+void afn_multi_cleanup(void *multi) { api.multi_cleanup(multi); }
+int afn_multi_setopt_long(void *multi, int option, long value) { return api.multi_setopt(multi, option, value); }
+int afn_multi_setopt_pointer(void *multi, int option, const void *value) { return api.multi_setopt(multi, option, value); }
+int afn_multi_add_handle(void *multi, void *easy) { return api.multi_add_handle(multi, easy); }
+int afn_multi_remove_handle(void *multi, void *easy) { return api.multi_remove_handle(multi, easy); }
+int afn_multi_socket_action(void *multi, int socket, int events, int *running) {
+    return api.multi_socket_action(multi, socket, events, running);
+}
+
+int afn_multi_next_done(void *multi, void **easy, int *result) {
+    int queued = 0;
+    curl_message *message;
+    while ((message = api.multi_info_read(multi, &queued))) {
+        if (message->msg == 1) { // CURLMSG_DONE
+            *easy = message->easy_handle;
+            *result = message->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int afn_ssl_ctx_set_verify(void *ssl_ctx, int (*callback)(void *, void *), void *argument) {
+    api.ctx_set_cert_verify_callback(ssl_ctx, callback, argument);
+    return 0;
+}
+
+static void each_der(const void *stack, afn_der_sink sink, void *context) {
+    int count = stack ? api.sk_num(stack) : 0;
+    for (int index = 0; index < count; index++) {
+        unsigned char *der = NULL;
+        int length = api.i2d_x509(api.sk_value(stack, index), &der);
+        if (length > 0) sink(der, length, context);
+        api.crypto_free(der, __FILE__, __LINE__);
+    }
+}
+
+void afn_store_ctx_presented_chain(void *store_ctx, afn_der_sink sink, void *context) {
+    void *untrusted = api.store_ctx_get0_untrusted(store_ctx);
+    if (untrusted && api.sk_num(untrusted) > 0) {
+        each_der(untrusted, sink, context);
+        return;
+    }
+    void *leaf = api.store_ctx_get0_cert(store_ctx);
+    if (!leaf) return;
+    unsigned char *der = NULL;
+    int length = api.i2d_x509(leaf, &der);
+    if (length > 0) sink(der, length, context);
+    api.crypto_free(der, __FILE__, __LINE__);
+}
+
+void afn_store_ctx_reject(void *store_ctx) {
+    api.store_ctx_set_error(store_ctx, 50); // X509_V_ERR_APPLICATION_VERIFICATION
+}
+
+static void *decode(const unsigned char *der, int length) {
+    const unsigned char *cursor = der;
+    return api.d2i_x509(NULL, &cursor, length);
+}
+
+int afn_verify_chain(const unsigned char *const *chain, const int *chain_lengths, int chain_count,
+                     const unsigned char *const *anchors, const int *anchor_lengths, int anchor_count,
+                     afn_der_sink sink, void *context) {
+    if (chain_count < 1) return -1;
+    int status = -1;
+    void *store = api.store_new();
+    void *untrusted = api.sk_new_null();
+    void *store_ctx = api.store_ctx_new();
+    void *leaf = NULL;
+    if (!store || !untrusted || !store_ctx) goto done;
+    for (int index = 0; index < chain_count; index++) {
+        void *certificate = decode(chain[index], chain_lengths[index]);
+        if (!certificate) goto done;
+        if (index == 0) leaf = certificate;
+        api.sk_push(untrusted, certificate);
+    }
+    if (anchor_count > 0) {
+        for (int index = 0; index < anchor_count; index++) {
+            void *anchor = decode(anchors[index], anchor_lengths[index]);
+            if (!anchor) goto done;
+            api.store_add_cert(store, anchor); // the store takes its own reference
+            api.x509_free(anchor);
+        }
+        api.store_set_flags(store, 0x80000); // X509_V_FLAG_PARTIAL_CHAIN: any anchor ends a chain
+    } else {
+        api.store_set_default_paths(store);
+    }
+    if (api.store_ctx_init(store_ctx, store, leaf, untrusted) != 1) goto done;
+    if (api.verify_cert(store_ctx) == 1) {
+        status = 0;
+        if (sink) each_der(api.store_ctx_get0_chain(store_ctx), sink, context);
+    } else {
+        status = api.store_ctx_get_error(store_ctx);
+        if (status == 0) status = 1; // X509_V_ERR_UNSPECIFIED
+    }
+done:
+    if (store_ctx) api.store_ctx_free(store_ctx);
+    if (untrusted) {
+        int count = api.sk_num(untrusted);
+        for (int index = 0; index < count; index++) api.x509_free(api.sk_value(untrusted, index));
+        api.sk_free(untrusted);
+    }
+    if (store) api.store_free(store);
+    return status;
+}
+
+const char *afn_verify_error_string(int code) { return api.verify_error_string(code); }
+
+void *afn_dispatch_current_queue(void) {
+    void *queue = dispatch_get_current_queue();
+    dispatch_retain(queue);
+    return queue;
+}
+
+void afn_dispatch_release(void *queue) { dispatch_release(queue); }
+
+void afn_dispatch_sync(void *queue, void *context, void (*work)(void *)) { dispatch_sync_f(queue, context, work); }

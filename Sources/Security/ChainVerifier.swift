@@ -1,0 +1,62 @@
+import CurlBridge
+import Foundation
+
+/// Verifies certificate chains with the OpenSSL that FoundationNetworking loads: signatures,
+/// validity dates and CA constraints, up to a trust anchor. Hostnames are checked in Swift
+/// (`Certificate.matches(hostname:)`).
+enum ChainVerifier {
+    /// Loads the libraries once; the reason they cannot be used, or `nil`.
+    static let unavailableReason: String? = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard afn_bridge_load(&buffer, buffer.count) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// The verified chain (leaf to anchor) of `chain`, against `anchors` or, when empty, the
+    /// system's trust store.
+    static func verify(_ chain: [Certificate], anchors: [Certificate]) -> Result<[Data], TrustFailure> {
+        if let reason = unavailableReason { return .failure(.verifierUnavailable(reason: reason)) }
+        guard !chain.isEmpty else { return .failure(.noCertificates) }
+        let sink = ChainSink()
+        let status = withDERArrays(chain.map(\.derEncoded)) { chainPointers, chainLengths in
+            withDERArrays(anchors.map(\.derEncoded)) { anchorPointers, anchorLengths in
+                afn_verify_chain(chainPointers, chainLengths, Int32(chain.count), anchorPointers, anchorLengths,
+                                 Int32(anchors.count), ChainSink.collect, Unmanaged.passUnretained(sink).toOpaque())
+            }
+        }
+        switch status {
+        case 0: return .success(sink.certificates)
+        case -1: return .failure(.invalidChain(reason: "a certificate could not be decoded"))
+        default: return .failure(.invalidChain(reason: String(cString: afn_verify_error_string(status))))
+        }
+    }
+
+    private static func withDERArrays<R>(
+        _ ders: [Data], _ body: (UnsafePointer<UnsafePointer<UInt8>?>, UnsafePointer<Int32>) -> R
+    ) -> R {
+        let buffers = ders.map { der -> UnsafeMutableBufferPointer<UInt8> in
+            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(der.count, 1))
+            _ = buffer.initialize(from: der)
+            return buffer
+        }
+        defer { buffers.forEach { $0.deallocate() } }
+        // One placeholder keeps the arrays' base addresses non-nil when there is no certificate.
+        let pointers: [UnsafePointer<UInt8>?] = buffers.map { UnsafePointer($0.baseAddress) } + [nil]
+        let lengths = ders.map { Int32($0.count) } + [0]
+        return pointers.withUnsafeBufferPointer { pointerBuffer in
+            lengths.withUnsafeBufferPointer { lengthBuffer in
+                body(pointerBuffer.baseAddress!, lengthBuffer.baseAddress!)
+            }
+        }
+    }
+}
+
+/// Collects DER certificates handed over by the C bridge.
+final class ChainSink {
+    private(set) var certificates: [Data] = []
+
+    static let collect: afn_der_sink = { der, length, context in
+        guard let der, let context else { return }
+        Unmanaged<ChainSink>.fromOpaque(context).takeUnretainedValue().certificates.append(Data(bytes: der, count: Int(length)))
+    }
+}

@@ -1,0 +1,55 @@
+/// The outcome of `SecurityPolicy.evaluation(of:forDomain:)`: trusted, or why not.
+/// AFNetworking answers only yes or no.
+public enum TrustEvaluation: Sendable, Hashable, CustomStringConvertible {
+    /// The server may be trusted.
+    case trusted
+    /// The server must not be trusted, for `reason`.
+    case rejected(TrustFailure)
+
+    /// Whether the evaluation trusts the server.
+    public var isTrusted: Bool { self == .trusted }
+
+    /// The reason of a rejection, or `nil` when trusted.
+    public var failure: TrustFailure? {
+        if case .rejected(let failure) = self { return failure }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .trusted: return "trusted"
+        case .rejected(let failure): return "rejected: \(failure)"
+        }
+    }
+}
+
+/// Why a `SecurityPolicy` rejected a server.
+public enum TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server presented no certificate.
+    case noCertificates
+    /// Invalid certificates are allowed and the domain is to be validated, but nothing is
+    /// pinned: a self-signed certificate's name proves nothing, so AFNetworking refuses this.
+    case domainValidationNeedsPinning
+    /// The chain does not verify against the trust anchors; `reason` is OpenSSL's text.
+    case invalidChain(reason: String)
+    /// The leaf certificate does not name `domain`.
+    case domainMismatch(domain: String)
+    /// No certificate of the verified chain is pinned.
+    case noPinnedCertificate
+    /// No public key of the chain is pinned.
+    case noPinnedPublicKey
+    /// The TLS libraries could not be loaded, so nothing can be verified.
+    case verifierUnavailable(reason: String)
+
+    public var description: String {
+        switch self {
+        case .noCertificates: return "the server presented no certificate"
+        case .domainValidationNeedsPinning: return "validating the domain of invalid certificates requires pinned certificates"
+        case .invalidChain(let reason): return "the certificate chain is not valid: \(reason)"
+        case .domainMismatch(let domain): return "the certificate does not name \(domain)"
+        case .noPinnedCertificate: return "no certificate of the chain is pinned"
+        case .noPinnedPublicKey: return "no public key of the chain is pinned"
+        case .verifierUnavailable(let reason): return "certificates cannot be verified: \(reason)"
+        }
+    }
+}
