@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the whole test suite against a local httpbin it starts and always stops: every test,
+# Runs the whole test suite against a local httpbin and the TLS servers of
+# scripts/tls-servers.sh, which it starts and always stops: every test,
 # the reachability tests that need a private network namespace, then the concurrency suites
 # (classes named *ConcurrencyTests) again under the thread sanitizer, and closes with one
 # "N passed, N failed" line over all runs. Arguments, if any, go to a single plain
@@ -8,13 +9,16 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 source scripts/httpbin.sh
+source scripts/tls-servers.sh
 httpbin_serve
+trap 'httpbin_stop; tls_servers_stop' EXIT
+tls_servers_start
 if [ $# -gt 0 ]; then
     swift test --disable-swift-testing "$@"
     exit
 fi
 log="$(mktemp)"
-trap 'httpbin_stop; rm -f "$log"' EXIT
+trap 'httpbin_stop; tls_servers_stop; rm -f "$log"' EXIT
 swift test --disable-swift-testing --skip ReachabilityNamespaceTests 2>&1 | tee -a "$log"
 bash scripts/reachability-namespace-tests.sh 2>&1 | tee -a "$log"
 swift test --disable-swift-testing --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests' 2>&1 | tee -a "$log"

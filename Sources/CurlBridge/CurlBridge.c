@@ -35,6 +35,7 @@ static struct {
     curl_message *(*multi_info_read)(void *, int *);
 
     void (*ctx_set_cert_verify_callback)(void *, int (*)(void *, void *), void *);
+    uint64_t (*ctx_set_options)(void *, uint64_t);
     void *(*store_ctx_get0_untrusted)(void *);
     void *(*store_ctx_get0_cert)(void *);
     void (*store_ctx_set_error)(void *, int);
@@ -96,6 +97,7 @@ static void load(void) {
     BIND(curl, multi_socket_action, "curl_multi_socket_action")
     BIND(curl, multi_info_read, "curl_multi_info_read")
     BIND(ssl, ctx_set_cert_verify_callback, "SSL_CTX_set_cert_verify_callback")
+    BIND(ssl, ctx_set_options, "SSL_CTX_set_options")
     BIND(crypto, store_ctx_get0_untrusted, "X509_STORE_CTX_get0_untrusted")
     BIND(crypto, store_ctx_get0_cert, "X509_STORE_CTX_get0_cert")
     BIND(crypto, store_ctx_set_error, "X509_STORE_CTX_set_error")
@@ -170,6 +172,9 @@ int afn_multi_next_done(void *multi, void **easy, int *result) {
 }
 
 int afn_ssl_ctx_set_verify(void *ssl_ctx, int (*callback)(void *, void *), void *argument) {
+    // SSL_OP_NO_RENEGOTIATION: the callback may run only in the first handshake, while the
+    // transfer that opened the connection (its `argument`) is alive.
+    api.ctx_set_options(ssl_ctx, (uint64_t)1 << 30);
     api.ctx_set_cert_verify_callback(ssl_ctx, callback, argument);
     return 0;
 }

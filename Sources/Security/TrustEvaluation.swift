@@ -53,3 +53,9 @@ public enum TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension TrustEvaluation {
+    /// The `userInfo` key of the `TrustEvaluation` in a `URLError.serverCertificateUntrusted`
+    /// raised by a manager's policy.
+    public static let errorUserInfoKey = "AFNetworkingTrustEvaluation"
+}

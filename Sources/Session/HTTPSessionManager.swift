@@ -1,3 +1,4 @@
+import AFSecurity
 import AFSerialization
 import Foundation
 #if canImport(FoundationNetworking)
@@ -32,6 +33,16 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
             self.baseURL = baseURL
         }
         super.init(configuration: configuration)
+    }
+
+    /// Sets the security policy; a pinning policy needs an https `baseURL`, since without one
+    /// nothing would be pinned: throws `SessionError.pinningRequiresHTTPS`.
+    /// AFNetworking: `setSecurityPolicy:` (which raises an exception instead).
+    override open func setSecurityPolicy(_ policy: SecurityPolicy) throws {
+        if policy.pinningMode != .none, baseURL?.scheme?.lowercased() != "https" {
+            throw SessionError.pinningRequiresHTTPS(baseURL: baseURL)
+        }
+        try super.setSecurityPolicy(policy)
     }
 
     /// Builds every request. Default `HTTPRequestSerializer()`.

@@ -23,6 +23,12 @@ public enum SessionError: Error, Sendable {
     case downloadFileFailed(reason: String, destination: URL?)
     /// Resume data that this library did not produce, or whose partial file is gone. Code -3003.
     case invalidResumeData(reason: String)
+    /// A pinning `SecurityPolicy` was given to an `HTTPSessionManager` whose `baseURL` is not
+    /// `https` (or is `nil`): nothing could be pinned. Code -1022.
+    case pinningRequiresHTTPS(baseURL: URL?)
+    /// The manager's `SecurityPolicy` cannot be enforced because libcurl or OpenSSL could not
+    /// be loaded; the request is refused rather than sent unchecked. Code -1200.
+    case securityPolicyUnavailable(reason: String)
 }
 
 extension SessionError: CustomNSError, LocalizedError {
@@ -39,6 +45,8 @@ extension SessionError: CustomNSError, LocalizedError {
         case .downloadFileFailed(_, let destination):
             return destination == nil ? URLError.cannotCreateFile.rawValue : URLError.cannotMoveFile.rawValue
         case .invalidResumeData: return URLError.cannotOpenFile.rawValue
+        case .pinningRequiresHTTPS: return -1022 // NSURLErrorAppTransportSecurityRequiresSecureConnection, absent from corelibs
+        case .securityPolicyUnavailable: return URLError.secureConnectionFailed.rawValue
         }
     }
 
@@ -54,6 +62,9 @@ extension SessionError: CustomNSError, LocalizedError {
         case .downloadFileFailed(let reason, let destination):
             return "The download could not be \(destination == nil ? "written" : "moved to \(destination!.path)"): \(reason)"
         case .invalidResumeData(let reason): return "Invalid resume data: \(reason)"
+        case .pinningRequiresHTTPS(let baseURL):
+            return "A pinning security policy needs an https base URL, not \(baseURL?.absoluteString ?? "none")."
+        case .securityPolicyUnavailable(let reason): return "The security policy cannot be enforced: \(reason)"
         }
     }
 

@@ -50,6 +50,9 @@ final class TaskDelegate: @unchecked Sendable {
 
     let task: URLSessionTask
     let kind: Kind
+    let session: URLSession
+    /// Whether the task is carried by the manager's `CurlTransport` under its security policy.
+    let isPinned: Bool
     let responseSerializer: any URLResponseSerialization
     let credential: URLCredential?
     let bodyStream: UploadBodyStream?
@@ -68,10 +71,12 @@ final class TaskDelegate: @unchecked Sendable {
     init(
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
-        completionQueue: DispatchQueue?, processingQueue: DispatchQueue
+        session: URLSession, isPinned: Bool, completionQueue: DispatchQueue?, processingQueue: DispatchQueue
     ) {
         self.task = task
         self.kind = kind
+        self.session = session
+        self.isPinned = isPinned
         self.responseSerializer = responseSerializer
         self.credential = credential
         self.bodyStream = bodyStream

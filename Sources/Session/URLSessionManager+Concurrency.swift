@@ -151,10 +151,8 @@ extension URLSessionManager {
                 return try self.makeDataTask(with: request, credential: credential, uploadProgress: progress,
                                              serializer: serializer, completion: completion)
             }
-            return try self.makeTask(kind: .upload, request: request, credential: credential, serializer: serializer,
-                                     handlers: .init(uploadProgress: progress, completion: completion)) {
-                $0.uploadTask(with: $1, fromFile: fileURL)
-            }
+            return try self.makeFileUploadTask(request: request, fileURL: fileURL, credential: credential, serializer: serializer,
+                                               handlers: .init(uploadProgress: progress, completion: completion))
         }
     }
 

@@ -34,7 +34,9 @@ extension URLSessionManager: URLSessionDataDelegate {
             // never reach here, and default handling of an HTTP challenge waits forever.
             disposition = .cancelAuthenticationChallenge
         }
-        if disposition == .performDefaultHandling || (disposition == .useCredential && credential == nil) {
+        // A pinned task's transport already answered Basic with the credential; URLSession
+        // would retry it outside the transport, unchecked.
+        if disposition == .performDefaultHandling || (disposition == .useCredential && credential == nil) || delegate?.isPinned == true {
             disposition = .cancelAuthenticationChallenge
             credential = nil
         }
@@ -49,14 +51,18 @@ extension URLSessionManager: URLSessionDataDelegate {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
+        completionHandler(redirection(of: task, in: session, response: response, to: request))
+    }
+
+    /// The request that follows a redirect, or `nil` to stop at the redirect response.
+    func redirection(of task: URLSessionTask, in session: URLSession, response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
         let delegate = table.delegate(for: task)
         delegate?.didRedirect()
         if [307, 308].contains(response.statusCode), delegate?.hasRequestBody ?? false {
             delegate?.didStopRedirect(response)
-            completionHandler(nil)
-            return
+            return nil
         }
-        completionHandler(override(\.taskWillPerformHTTPRedirection).map { $0(session, task, response, request) } ?? request)
+        return override(\.taskWillPerformHTTPRedirection).map { $0(session, task, response, request) } ?? request
     }
 
     /// Updates upload progress.

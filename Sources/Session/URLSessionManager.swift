@@ -1,3 +1,4 @@
+import AFSecurity
 import AFSerialization
 import Foundation
 #if canImport(FoundationNetworking)
@@ -37,6 +38,10 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     private struct Creation {
         var session: URLSession?
         var acceptsTasks = true
+        var securityPolicy = SecurityPolicy.default
+        /// Carries the tasks of a policy that needs enforcement; made on first use, replaced
+        /// with the policy or the session.
+        var transport: CurlTransport?
     }
 
     private struct Configuration {
@@ -102,6 +107,26 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         set { configuration.withLock { $0.completionGroup = newValue } }
     }
 
+    /// How HTTPS servers are trusted. Default `.default`: URLSession's own checks. With any
+    /// other policy, tasks created from then on are carried by libcurl and OpenSSL, and every
+    /// HTTPS connection is checked against the policy during the TLS handshake: a rejected
+    /// server gets no byte of the request, and the task fails with
+    /// `URLError.serverCertificateUntrusted` carrying the `TrustEvaluation`.
+    /// AFNetworking: `securityPolicy`.
+    public var securityPolicy: SecurityPolicy {
+        creation.withLock { $0.securityPolicy }
+    }
+
+    /// Sets `securityPolicy` for tasks created from now on. `HTTPSessionManager` throws
+    /// `SessionError.pinningRequiresHTTPS` for a pinning policy without an https `baseURL`.
+    open func setSecurityPolicy(_ policy: SecurityPolicy) throws {
+        creation.withLock { state in
+            guard state.securityPolicy != policy else { return }
+            state.securityPolicy = policy
+            state.transport = nil
+        }
+    }
+
     /// Answers HTTP Basic challenges of tasks created without a credential of their own.
     /// Default `nil`: a challenge fails the task with `SessionError.authenticationRequired`.
     public var credential: URLCredential? {
@@ -155,10 +180,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         with request: URLRequest, fromFile fileURL: URL, credential: URLCredential? = nil,
         progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
     ) throws -> URLSessionTask {
-        try makeTask(kind: .upload, request: request, credential: credential,
-                     handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler))) {
-            $0.uploadTask(with: $1, fromFile: fileURL)
-        }
+        try makeFileUploadTask(request: request, fileURL: fileURL, credential: credential,
+                               handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler)))
     }
 
     /// Uploads `bodyData` as the body of `request`. Sent as the request's body rather than
@@ -274,6 +297,31 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         }
     }
 
+    /// An upload of the file at `fileURL`: URLSession's file upload, or for a policy that
+    /// needs enforcement a stream of the file with its length, since a custom protocol never
+    /// sees the body of an upload task.
+    func makeFileUploadTask(
+        request: URLRequest, fileURL: URL, credential: URLCredential?, serializer: (any URLResponseSerialization)? = nil,
+        handlers: TaskDelegate.Handlers
+    ) throws -> URLSessionTask {
+        guard securityPolicy.needsEnforcement else {
+            return try makeTask(kind: .upload, request: request, credential: credential, serializer: serializer, handlers: handlers) {
+                $0.uploadTask(with: $1, fromFile: fileURL)
+            }
+        }
+        guard let stream = InputStream(url: fileURL),
+              let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.size] as? NSNumber else {
+            throw SessionError.bodyStreamFailed(underlying: CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: fileURL.path]))
+        }
+        var streamed = request
+        streamed.httpBody = nil
+        streamed.httpBodyStream = stream
+        streamed.setValue(size.stringValue, forHTTPHeaderField: "Content-Length")
+        return try makeTask(kind: .upload, request: streamed, credential: credential, serializer: serializer, handlers: handlers) {
+            $0.dataTask(with: $1)
+        }
+    }
+
     func makeDownloadTask(
         request: URLRequest, writer: DownloadWriter, credential: URLCredential?, progress: ProgressHandler?,
         destination: DownloadDestination?, options: DownloadOptions, completion: TaskCompletion?
@@ -296,40 +344,67 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         kind: TaskDelegate.Kind, request: URLRequest, credential: URLCredential?, serializer: (any URLResponseSerialization)? = nil,
         writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers, create: (URLSession, URLRequest) -> URLSessionTask
     ) throws -> URLSessionTask {
-        let (prepared, bodyStream) = Self.prepared(request)
         let configuration = configuration.withLock { $0 }
         return try creation.withLock { state in
             guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
-            let task = create(currentSession(&state), prepared)
+            let session = currentSession(&state)
+            let transport = try currentTransport(&state)
+            let (prepared, bodyStream) = Self.prepared(request, carriedBy: transport)
+            let task = create(session, prepared)
             table.insert(TaskDelegate(
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
                 bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
-                completionQueue: configuration.completionQueue, processingQueue: processingQueue))
+                session: session, isPinned: transport != nil, completionQueue: configuration.completionQueue, processingQueue: processingQueue))
             return task
         }
     }
 
     private func currentSession(_ state: inout Creation) -> URLSession {
         if let session = state.session { return session }
-        let session = URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: operationQueue)
+        // Every session can carry pinned tasks; the protocol takes only requests marked for it.
+        let configuration = sessionConfiguration.copy() as? URLSessionConfiguration ?? sessionConfiguration
+        configuration.protocolClasses = [PinnedURLProtocol.self] + (configuration.protocolClasses ?? [])
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: operationQueue)
         state.session = session
+        state.transport = nil
         return session
     }
 
-    /// The request as URLSession on Linux can send it:
-    /// - a body stream is wrapped in `UploadBodyStream`, and a `Content-Length` beside it is
-    ///   dropped (with both, strict servers refuse the chunked body);
+    /// The transport for the policy, when it needs enforcement; throws when it cannot be had.
+    private func currentTransport(_ state: inout Creation) throws -> CurlTransport? {
+        guard state.securityPolicy.needsEnforcement else { return nil }
+        if let transport = state.transport { return transport }
+        do {
+            let transport = try CurlTransport(policy: state.securityPolicy, observer: self)
+            state.transport = transport
+            return transport
+        } catch {
+            throw SessionError.securityPolicyUnavailable(reason: "\(error)")
+        }
+    }
+
+    /// The request as URLSession on Linux can send it, or as `transport` carries it:
+    /// - a body stream is wrapped in `UploadBodyStream`; URLSession sends it chunked, so a
+    ///   `Content-Length` beside it is dropped (with both, strict servers refuse the body),
+    ///   while the transport sends a declared length instead of chunks;
     /// - the timeout is rounded up to whole seconds: URLSession on Linux truncates it to whole
     ///   seconds, and a value below one second often fails at once with `URLError.timedOut`
     ///   (measured: 0.95 s failed 5 times in 5, 0.1 s twice in 5; 1.5 s fired after 1.0 s).
-    static func prepared(_ request: URLRequest) -> (URLRequest, UploadBodyStream?) {
+    static func prepared(_ request: URLRequest, carriedBy transport: CurlTransport?) -> (URLRequest, UploadBodyStream?) {
         var request = request
         request.timeoutInterval = max(1, request.timeoutInterval.rounded(.up))
-        guard let source = request.httpBodyStream else { return (request, nil) }
-        let stream = UploadBodyStream(source: source)
-        request.httpBodyStream = stream
-        request.setValue(nil, forHTTPHeaderField: "Content-Length")
-        return (request, stream)
+        var stream: UploadBodyStream?
+        if let source = request.httpBodyStream {
+            stream = UploadBodyStream(source: source)
+            request.httpBodyStream = stream
+            if transport == nil {
+                request.setValue(nil, forHTTPHeaderField: "Content-Length")
+            } else if request.value(forHTTPHeaderField: "Content-Length") == nil, let length = request.multipartContentLength {
+                request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            }
+        }
+        guard let transport else { return (request, stream) }
+        return (PinnedURLProtocol.request(request, carriedBy: transport), stream)
     }
 
     private static func knownLength(of request: URLRequest) -> Int64? {

@@ -1,0 +1,78 @@
+/// The libcurl 7.x option, info and return values the transport uses (curl.h and multi.h;
+/// their numbers are part of libcurl's stable ABI).
+enum CurlOption {
+    static let writeData: Int32 = 10_001
+    static let url: Int32 = 10_002
+    static let readData: Int32 = 10_009
+    static let errorBuffer: Int32 = 10_010
+    static let writeFunction: Int32 = 20_011
+    static let readFunction: Int32 = 20_012
+    static let lowSpeedLimit: Int32 = 19
+    static let lowSpeedTime: Int32 = 20
+    static let httpHeader: Int32 = 10_023
+    static let headerData: Int32 = 10_029
+    static let customRequest: Int32 = 10_036
+    static let noProgress: Int32 = 43
+    static let noBody: Int32 = 44
+    static let upload: Int32 = 46
+    static let sslVerifyPeer: Int32 = 64
+    static let headerFunction: Int32 = 20_079
+    static let sslVerifyHost: Int32 = 81
+    static let bufferSize: Int32 = 98
+    static let noSignal: Int32 = 99
+    static let acceptEncoding: Int32 = 10_102
+    static let privateData: Int32 = 10_103
+    static let sslContextFunction: Int32 = 20_108
+    static let sslContextData: Int32 = 10_109
+    static let inFileSizeLarge: Int32 = 30_115
+    static let sslSessionIDCache: Int32 = 150
+    static let connectTimeoutMilliseconds: Int32 = 156
+    static let closeSocketFunction: Int32 = 20_208
+    static let closeSocketData: Int32 = 10_209
+    static let transferInfoData: Int32 = 10_057
+    static let transferInfoFunction: Int32 = 20_219
+    static let uploadBufferSize: Int32 = 280
+    static let protocolsString: Int32 = 10_318
+    static let redirectProtocolsString: Int32 = 10_319
+}
+
+enum CurlInfo {
+    static let responseCode: Int32 = 0x200000 + 2
+    static let privateData: Int32 = 0x100000 + 21
+}
+
+enum CurlMultiOption {
+    static let socketFunction: Int32 = 20_001
+    static let socketData: Int32 = 10_002
+    static let timerFunction: Int32 = 20_004
+    static let timerData: Int32 = 10_005
+    static let maxHostConnections: Int32 = 7
+}
+
+enum CurlCode {
+    static let ok: Int32 = 0
+    static let couldNotResolveHost: Int32 = 6
+    static let couldNotConnect: Int32 = 7
+    static let writeError: Int32 = 23
+    static let readError: Int32 = 26
+    static let operationTimedOut: Int32 = 28
+    static let sslConnectError: Int32 = 35
+    static let abortedByCallback: Int32 = 42
+    static let gotNothing: Int32 = 52
+    static let sendError: Int32 = 55
+    static let receiveError: Int32 = 56
+    static let peerFailedVerification: Int32 = 60
+}
+
+enum CurlSocket {
+    static let timeout: Int32 = -1
+    static let pollIn: Int32 = 1
+    static let pollOut: Int32 = 2
+    static let pollRemove: Int32 = 4
+    static let selectIn: Int32 = 1
+    static let selectOut: Int32 = 2
+    static let readFunctionAbort = 0x1000_0000
+    static let writeFunctionPause = 0x1000_0001
+    static let pauseReceive: Int32 = 1
+    static let pauseContinue: Int32 = 0
+}

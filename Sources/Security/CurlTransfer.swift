@@ -1,0 +1,390 @@
+import CurlBridge
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One task of a `PinnedURLProtocol` on libcurl: the request turned into an easy handle, the
+/// server's chain checked in the handshake, the response and body handed to the protocol's
+/// client, redirects and Basic challenges followed with a new easy handle after asking the
+/// manager. Lives on URLSession's work queue.
+final class CurlTransfer: @unchecked Sendable {
+    // @unchecked: every field is touched only on URLSession's work queue (startLoading,
+    // stopLoading, and libcurl callbacks, which run inside the transport's calls there).
+
+    private enum Body {
+        case none
+        case data(Data, offset: Int)
+        case stream(InputStream, consumed: Bool)
+    }
+
+    private static let maximumRedirects = 16
+
+    private var request: URLRequest
+    private var urlProtocol: PinnedURLProtocol?
+    private let transport: CurlTransport
+    private var easy: UnsafeMutableRawPointer?
+    private var headerList: UnsafeMutableRawPointer?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
+    private var body: Body = .none
+    private var uploadLength: Int64 = -1
+    private var reportedUpload: Int64 = 0
+    private var headerLines: [String] = []
+    private var followUp: URLRequest?
+    private var redirects = 0
+    private var authenticationAttempted = false
+    private var evaluation: TrustEvaluation?
+
+    init(request: URLRequest, urlProtocol: PinnedURLProtocol, transport: CurlTransport) {
+        self.request = request
+        self.urlProtocol = urlProtocol
+        self.transport = transport
+        if let data = request.httpBody {
+            body = .data(data, offset: 0)
+        } else if let stream = request.httpBodyStream {
+            body = .stream(stream, consumed: false)
+        }
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+    }
+
+    private var task: URLSessionTask? { urlProtocol?.task }
+
+    // MARK: Lifecycle
+
+    /// A configured easy handle for the current request, or `nil` after failing the task.
+    func makeHandle() -> UnsafeMutableRawPointer? {
+        guard let url = request.url, ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            fail(URLError(.unsupportedURL, userInfo: failingURLInfo(nil)))
+            return nil
+        }
+        if case .stream(_, consumed: true) = body {
+            fail(URLError(.requestBodyStreamExhausted, userInfo: failingURLInfo(url)))
+            return nil
+        }
+        guard let easy = afn_easy_init() else {
+            fail(URLError(.unknown, userInfo: failingURLInfo(url)))
+            return nil
+        }
+        self.easy = easy
+        headerLines = []
+        errorBuffer.initialize(repeating: 0, count: 256)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        setString(CurlOption.url, url.absoluteString)
+        setString(CurlOption.protocolsString, "http,https")
+        setString(CurlOption.redirectProtocolsString, "http,https")
+        setString(CurlOption.acceptEncoding, "")
+        set(CurlOption.noSignal, 1)
+        set(CurlOption.bufferSize, 128 * 1024)
+        set(CurlOption.uploadBufferSize, 64 * 1024)
+        _ = afn_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
+        for (option, function) in [(CurlOption.writeFunction, unsafeBitCast(Self.writeCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.headerFunction, unsafeBitCast(Self.headerCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.readFunction, unsafeBitCast(Self.readCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.transferInfoFunction, unsafeBitCast(Self.progressCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.sslContextFunction, unsafeBitCast(Self.sslContextCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.closeSocketFunction, unsafeBitCast(CurlSockets.closeSocketCallback, to: UnsafeRawPointer.self))] {
+            _ = afn_easy_setopt_pointer(easy, option, function)
+        }
+        for option in [CurlOption.writeData, CurlOption.headerData, CurlOption.readData, CurlOption.transferInfoData, CurlOption.sslContextData] {
+            _ = afn_easy_setopt_pointer(easy, option, context)
+        }
+        _ = afn_easy_setopt_pointer(easy, CurlOption.closeSocketData, transport.socketsContext)
+        set(CurlOption.noProgress, 0)
+        // The policy replaces OpenSSL's verification (and the host check) in the handshake;
+        // without session resumption every connection is verified.
+        set(CurlOption.sslVerifyPeer, 1)
+        set(CurlOption.sslVerifyHost, 0)
+        set(CurlOption.sslSessionIDCache, 0)
+        let timeout = max(1, Int(request.timeoutInterval.rounded(.up)))
+        set(CurlOption.connectTimeoutMilliseconds, timeout * 1000)
+        set(CurlOption.lowSpeedLimit, 1)
+        set(CurlOption.lowSpeedTime, timeout)
+        configureMethodAndBody(easy)
+        return easy
+    }
+
+    private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer) {
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        var headers = request.allHTTPHeaderFields ?? [:]
+        let declaredLength = headers.first { $0.key.lowercased() == "content-length" }.flatMap { Int64($0.value) }
+        let managed = ["content-length", "transfer-encoding", "expect", PinnedURLProtocol.transportHeader.lowercased()]
+        headers = headers.filter { !managed.contains($0.key.lowercased()) }
+        switch body {
+        case .data(let data, _):
+            body = .data(data, offset: 0)
+            uploadLength = Int64(data.count)
+        case .stream:
+            uploadLength = declaredLength ?? -1
+        case .none:
+            uploadLength = ["POST", "PUT", "PATCH"].contains(method) ? 0 : -1
+        }
+        if method == "HEAD" {
+            set(CurlOption.noBody, 1)
+        } else if uploadLength >= 0 || isStream {
+            set(CurlOption.upload, 1)
+            _ = afn_easy_setopt_off(easy, CurlOption.inFileSizeLarge, uploadLength)
+            if uploadLength != 0, !headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+            }
+        }
+        if method != "GET", method != "HEAD" { setString(CurlOption.customRequest, method) }
+        var list: UnsafeMutableRawPointer?
+        for line in headers.map({ "\($0.key): \($0.value)" }).sorted() + ["Expect:"] {
+            list = afn_slist_append(list, line)
+        }
+        headerList = list
+        _ = afn_easy_setopt_pointer(easy, CurlOption.httpHeader, list)
+    }
+
+    private var isStream: Bool {
+        if case .stream = body { return true }
+        return false
+    }
+
+    /// The handle finished with `curlCode` and was removed from the multi handle.
+    func finish(curlCode: Int32) {
+        releaseHandle()
+        if curlCode == CurlCode.ok, let next = followUp {
+            followUp = nil
+            request = next
+            guard let easy = makeHandle() else { return }
+            transport.startNextHop(self, easy: easy)
+            return
+        }
+        guard let urlProtocol else { return }
+        if curlCode == CurlCode.ok {
+            urlProtocol.client?.urlProtocolDidFinishLoading(urlProtocol)
+        } else {
+            urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error(for: curlCode))
+        }
+        self.urlProtocol = nil
+    }
+
+    /// The task was cancelled: stop without calling the client again.
+    func cancel() {
+        if let easy { transport.remove(easy) }
+        releaseHandle()
+        urlProtocol = nil
+    }
+
+    private func releaseHandle() {
+        if let easy { afn_easy_cleanup(easy) }
+        easy = nil
+        if let headerList { afn_slist_free_all(headerList) }
+        headerList = nil
+    }
+
+    private func fail(_ error: any Error) {
+        guard let urlProtocol else { return }
+        urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error)
+        self.urlProtocol = nil
+    }
+
+    // MARK: Errors
+
+    private func failingURLInfo(_ url: URL?) -> [String: Any] {
+        guard let url else { return [:] }
+        return [NSURLErrorFailingURLErrorKey: url]
+    }
+
+    private func error(for curlCode: Int32) -> URLError {
+        var userInfo = failingURLInfo(request.url)
+        if let evaluation, let failure = evaluation.failure {
+            userInfo[NSLocalizedDescriptionKey] = "The certificate of \(request.url?.host ?? "the server") was rejected: \(failure)"
+            userInfo[TrustEvaluation.errorUserInfoKey] = evaluation
+            userInfo[NSUnderlyingErrorKey] = failure
+            return URLError(.serverCertificateUntrusted, userInfo: userInfo)
+        }
+        let message = String(cString: errorBuffer)
+        userInfo[NSLocalizedDescriptionKey] = message.isEmpty ? String(cString: afn_easy_strerror(curlCode)) : message
+        let code: URLError.Code
+        switch curlCode {
+        case CurlCode.couldNotResolveHost: code = .cannotFindHost
+        case CurlCode.couldNotConnect: code = .cannotConnectToHost
+        case CurlCode.operationTimedOut: code = .timedOut
+        case CurlCode.sslConnectError, CurlCode.peerFailedVerification: code = .secureConnectionFailed
+        case CurlCode.gotNothing, CurlCode.sendError, CurlCode.receiveError: code = .networkConnectionLost
+        case CurlCode.readError, CurlCode.abortedByCallback: code = .cancelled
+        default: code = .unknown
+        }
+        return URLError(code, userInfo: userInfo)
+    }
+
+    // MARK: Responses
+
+    private func headerBlockEnded() {
+        guard let status = headerLines.first, let url = request.url else { return }
+        let parts = status.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, let code = Int(parts[1]), !(100..<200).contains(code) else {
+            headerLines = []
+            return
+        }
+        var fields: [String: String] = [:]
+        for line in headerLines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if let key = fields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                fields[key]! += ", " + value
+            } else {
+                fields[name] = value
+            }
+        }
+        let version = parts[0] == "HTTP/2" ? "HTTP/2" : String(parts[0])
+        guard let response = HTTPURLResponse(url: url, statusCode: code, httpVersion: version, headerFields: fields) else { return }
+        if let next = nextRequest(after: response) {
+            followUp = next
+            return
+        }
+        guard let urlProtocol else { return }
+        urlProtocol.client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
+    }
+
+    /// The request that answers `response`: a redirect the manager accepts, or the same
+    /// request with the manager's credential after a first Basic challenge.
+    private func nextRequest(after response: HTTPURLResponse) -> URLRequest? {
+        guard let task else { return nil }
+        if [301, 302, 303, 307, 308].contains(response.statusCode), redirects < Self.maximumRedirects,
+           let location = response.value(forHTTPHeaderField: "Location"),
+           let target = URL(string: location, relativeTo: request.url)?.absoluteURL {
+            let proposed = redirectRequest(to: target, status: response.statusCode)
+            guard let accepted = transport.observer?.pinnedTask(task, willRedirectWith: response, to: proposed) else { return nil }
+            redirects += 1
+            return accepted
+        }
+        if response.statusCode == 401, !authenticationAttempted, !isStream,
+           response.value(forHTTPHeaderField: "WWW-Authenticate")?.lowercased().hasPrefix("basic") ?? false,
+           let credential = transport.observer?.credential(forPinnedTask: task),
+           let user = credential.user, let password = credential.password {
+            authenticationAttempted = true
+            var next = request
+            next.setValue("Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+            return next
+        }
+        return nil
+    }
+
+    /// The request URLSession would follow a redirect with: 303, and 301/302 of a POST, turn
+    /// into a GET without body; credentials are not carried to another host.
+    private func redirectRequest(to target: URL, status: Int) -> URLRequest {
+        var next = request
+        next.url = target
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        if (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            body = .none
+            for header in ["Content-Type", "Content-Length"] { next.setValue(nil, forHTTPHeaderField: header) }
+        }
+        if target.host?.lowercased() != request.url?.host?.lowercased() || target.port != request.url?.port {
+            next.setValue(nil, forHTTPHeaderField: "Authorization")
+        }
+        return next
+    }
+
+    // MARK: libcurl callbacks
+
+    private static func transfer(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
+        Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    private static let headerCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        bytes, size, count, context in
+        let length = size * count
+        guard let bytes else { return length }
+        let transfer = transfer(context)
+        let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+            .trimmingCharacters(in: .newlines)
+        if line.isEmpty {
+            transfer.headerBlockEnded()
+        } else if line.hasPrefix("HTTP/") {
+            transfer.headerLines = [line]
+        } else {
+            transfer.headerLines.append(line)
+        }
+        return length
+    }
+
+    private static let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        bytes, size, count, context in
+        let length = size * count
+        let transfer = transfer(context)
+        guard transfer.followUp == nil, let urlProtocol = transfer.urlProtocol, let bytes, length > 0 else { return length }
+        urlProtocol.client?.urlProtocol(urlProtocol, didLoad: Data(bytes: bytes, count: length))
+        return length
+    }
+
+    private static let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        buffer, size, count, context in
+        guard let buffer else { return CurlSocket.readFunctionAbort }
+        return transfer(context).readBody(into: UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: UInt8.self), capacity: size * count)
+    }
+
+    private func readBody(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
+        switch body {
+        case .none:
+            return 0
+        case .data(let data, let offset):
+            let count = min(capacity, data.count - offset)
+            guard count > 0 else { return 0 }
+            data.copyBytes(to: buffer, from: (data.startIndex + offset)..<(data.startIndex + offset + count))
+            body = .data(data, offset: offset + count)
+            return count
+        case .stream(let stream, _):
+            body = .stream(stream, consumed: true)
+            if stream.streamStatus == .notOpen { stream.open() }
+            let count = stream.read(buffer, maxLength: capacity)
+            return count < 0 ? CurlSocket.readFunctionAbort : count
+        }
+    }
+
+    private static let progressCallback: @convention(c) (UnsafeMutableRawPointer?, Int64, Int64, Int64, Int64) -> Int32 = {
+        context, _, _, _, uploaded in
+        let transfer = transfer(context)
+        guard uploaded > transfer.reportedUpload, let task = transfer.task else { return 0 }
+        transfer.reportedUpload = uploaded
+        transfer.transport.observer?.pinnedTask(task, didSendBodyData: uploaded, totalBytesExpectedToSend: transfer.uploadLength)
+        return 0
+    }
+
+    private static let sslContextCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
+        _, sslContext, context in
+        guard let sslContext else { return CurlCode.sslConnectError }
+        _ = afn_ssl_ctx_set_verify(sslContext, verifyCallback, context)
+        return CurlCode.ok
+    }
+
+    /// OpenSSL's whole certificate verification for a connection: the policy's evaluation of
+    /// the presented chain for the request's host. A rejection aborts the handshake.
+    private static let verifyCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
+        storeContext, context in
+        guard let storeContext else { return 0 }
+        let transfer = transfer(context)
+        let sink = ChainSink()
+        afn_store_ctx_presented_chain(storeContext, ChainSink.collect, Unmanaged.passUnretained(sink).toOpaque())
+        let evaluation: TrustEvaluation
+        do {
+            evaluation = transfer.transport.policy.evaluation(of: try ServerTrust(derChain: sink.certificates), forDomain: transfer.request.url?.host)
+        } catch {
+            evaluation = .rejected(.invalidChain(reason: "the server's certificate could not be parsed: \(error)"))
+        }
+        transfer.evaluation = evaluation
+        guard evaluation.isTrusted else {
+            afn_store_ctx_reject(storeContext)
+            return 0
+        }
+        return 1
+    }
+
+    private func set(_ option: Int32, _ value: Int) {
+        _ = afn_easy_setopt_long(easy, option, value)
+    }
+
+    private func setString(_ option: Int32, _ value: String) {
+        _ = value.withCString { afn_easy_setopt_pointer(easy, option, $0) }
+    }
+}

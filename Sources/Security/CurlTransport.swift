@@ -1,0 +1,172 @@
+import AFSerialization
+import CurlBridge
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One libcurl multi handle driven by dispatch sources: a read or write source per socket
+/// and one timer, no thread per request. Every libcurl call, and every call into URLSession
+/// that a transfer makes from libcurl's callbacks, runs on URLSession's own work queue: a
+/// custom protocol may call its client only there. `startLoading` and `stopLoading` already
+/// run on it; socket and timer events enter it with one `dispatch_sync` per event, never per
+/// chunk of data.
+package final class CurlTransport: @unchecked Sendable {
+    // @unchecked: `multi`, `transfers` and `timer` are touched only on URLSession's work
+    // queue (see above); `workQueue` is set once under `workQueueLock` before any event source
+    // exists; `sockets` synchronizes itself.
+
+    /// The policy every HTTPS connection of this transport is checked against.
+    package let policy: SecurityPolicy
+    /// Names this transport in the requests it carries.
+    let identifier = UUID().uuidString
+    private static let registry = Locked<[String: WeakTransport]>([:])
+    weak var observer: (any PinnedTransferObserver)?
+    private let multi: UnsafeMutableRawPointer
+    private let sockets: CurlSockets
+    private let eventQueue = DispatchQueue(label: "AFNetworking.curl-events")
+    private let workQueueLock = NSLock()
+    private var workQueue: UnsafeMutableRawPointer?
+    private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var timer: DispatchSourceTimer?
+
+    /// A transport for `policy`, or a `TrustFailure.verifierUnavailable` error when libcurl
+    /// or OpenSSL cannot be loaded: requests are then refused, never sent unchecked.
+    package init(policy: SecurityPolicy, observer: any PinnedTransferObserver) throws {
+        if let reason = ChainVerifier.unavailableReason { throw TrustFailure.verifierUnavailable(reason: reason) }
+        guard let multi = afn_multi_init() else { throw TrustFailure.verifierUnavailable(reason: "curl_multi_init failed") }
+        self.policy = policy
+        self.observer = observer
+        self.multi = multi
+        sockets = CurlSockets(queue: eventQueue)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketData, context)
+        _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, unsafeBitCast(Self.socketCallback, to: UnsafeRawPointer.self))
+        _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerData, context)
+        _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, unsafeBitCast(Self.timerCallback, to: UnsafeRawPointer.self))
+        _ = afn_multi_setopt_long(multi, CurlMultiOption.maxHostConnections, 6)
+        Self.registry.withLock { $0[identifier] = WeakTransport(transport: self) }
+    }
+
+    /// The live transport named `identifier`.
+    static func registered(_ identifier: String) -> CurlTransport? {
+        registry.withLock { $0[identifier]?.transport }
+    }
+
+    deinit {
+        Self.registry.withLock { $0[identifier] = nil }
+        timer?.cancel()
+        // No transfer is left (each retains the transport while it runs); what remains are
+        // idle connections, closed through `sockets`, which outlives this call.
+        let sockets = self.sockets
+        _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, nil)
+        _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, nil)
+        afn_multi_cleanup(multi)
+        withExtendedLifetime(sockets) {}
+        workQueueLock.withLock { workQueue.map(afn_dispatch_release) }
+    }
+
+    /// The socket bookkeeping libcurl's close-socket callback needs, for `CurlTransfer`.
+    var socketsContext: UnsafeMutableRawPointer { Unmanaged.passUnretained(sockets).toOpaque() }
+
+    // MARK: Transfers, on the work queue
+
+    /// Adds `transfer`; called from `startLoading`, on the work queue.
+    func start(_ transfer: CurlTransfer) {
+        workQueueLock.withLock {
+            if workQueue == nil { workQueue = afn_dispatch_current_queue() }
+        }
+        guard let easy = transfer.makeHandle() else { return }
+        startNextHop(transfer, easy: easy)
+    }
+
+    /// Adds the next request (redirect or authentication) of a running transfer.
+    func startNextHop(_ transfer: CurlTransfer, easy: UnsafeMutableRawPointer) {
+        transfers[easy] = transfer
+        _ = afn_multi_add_handle(multi, easy)
+    }
+
+    /// Removes the transfer of `easy` from the multi handle.
+    func remove(_ easy: UnsafeMutableRawPointer) {
+        _ = afn_multi_remove_handle(multi, easy)
+        transfers[easy] = nil
+    }
+
+    /// Resumes a transfer whose write callback paused it.
+    func unpause(_ easy: UnsafeMutableRawPointer) {
+        perform { [self] in
+            guard transfers[easy] != nil else { return }
+            _ = afn_easy_pause(easy, CurlSocket.pauseContinue)
+        }
+    }
+
+    private func finishDoneTransfers() {
+        var easy: UnsafeMutableRawPointer?
+        var result: Int32 = 0
+        while afn_multi_next_done(multi, &easy, &result) == 1 {
+            guard let easy, let transfer = transfers[easy] else { continue }
+            remove(easy)
+            transfer.finish(curlCode: result)
+        }
+    }
+
+    // MARK: Events
+
+    /// Runs `body` on URLSession's work queue, from the event queue.
+    private func perform(_ body: @escaping () -> Void) {
+        guard let queue = workQueueLock.withLock({ workQueue }) else { return }
+        let box = Unmanaged.passRetained(WorkBox(body))
+        afn_dispatch_sync(queue, box.toOpaque()) { context in
+            Unmanaged<WorkBox>.fromOpaque(context!).takeRetainedValue().body()
+        }
+    }
+
+    private func socketAction(_ socket: Int32, events: Int32) {
+        perform { [self] in
+            var running: Int32 = 0
+            _ = afn_multi_socket_action(multi, socket, events, &running)
+            finishDoneTransfers()
+        }
+    }
+
+    private static let socketCallback: @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
+        _, socket, what, context, _ in
+        guard let context else { return 0 }
+        let transport = Unmanaged<CurlTransport>.fromOpaque(context).takeUnretainedValue()
+        if what == CurlSocket.pollRemove {
+            transport.sockets.unwatch(socket)
+        } else {
+            transport.sockets.watch(socket, read: what & CurlSocket.pollIn != 0, write: what & CurlSocket.pollOut != 0) { [weak transport] events in
+                transport?.socketAction(socket, events: events)
+            }
+        }
+        return 0
+    }
+
+    private static let timerCallback: @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32 = {
+        _, milliseconds, context in
+        guard let context else { return 0 }
+        Unmanaged<CurlTransport>.fromOpaque(context).takeUnretainedValue().schedule(afterMilliseconds: milliseconds)
+        return 0
+    }
+
+    private func schedule(afterMilliseconds milliseconds: Int) {
+        timer?.cancel()
+        timer = nil
+        guard milliseconds >= 0 else { return }
+        let timer = DispatchSource.makeTimerSource(queue: eventQueue)
+        timer.schedule(deadline: .now() + .milliseconds(milliseconds))
+        timer.setEventHandler { [weak self] in self?.socketAction(CurlSocket.timeout, events: 0) }
+        timer.resume()
+        self.timer = timer
+    }
+}
+
+private struct WeakTransport {
+    weak var transport: CurlTransport?
+}
+
+private final class WorkBox {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+}

@@ -1,0 +1,51 @@
+# Sourced by the test script: starts one httpbin under gunicorn over TLS per fixture
+# certificate (Tests/SecurityTests/Fixtures), each on a free port of 127.0.0.1 with its own
+# access log, and stops them again. After `tls_servers_start`, AFN_TLS_<NAME>_URL holds a
+# server's base URL (https://localhost:PORT) and AFN_TLS_<NAME>_LOG its access log, which
+# records every HTTP request line the server received.
+
+TLS_SERVER_FIXTURES="localhost chained-localhost-fullchain expired wrong-host self-signed"
+
+tls_servers_start() {
+    local root venv fixtures name variable key log port pid
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    venv="$root/.venv"
+    fixtures="$root/Tests/SecurityTests/Fixtures"
+    TLS_SERVERS_DIR="$(mktemp -d)"
+    TLS_SERVER_PIDS=""
+    for name in $TLS_SERVER_FIXTURES; do
+        key="$fixtures/${name%-fullchain}.key"
+        "$venv/bin/gunicorn" --bind 127.0.0.1:0 --workers 1 --worker-class gthread --threads 8 \
+            --no-control-socket --log-level info --certfile "$fixtures/$name.pem" --keyfile "$key" \
+            --access-logfile "$TLS_SERVERS_DIR/$name.access.log" httpbin:app >"$TLS_SERVERS_DIR/$name.log" 2>&1 &
+        TLS_SERVER_PIDS="$TLS_SERVER_PIDS $!"
+    done
+    for name in $TLS_SERVER_FIXTURES; do
+        log="$TLS_SERVERS_DIR/$name.log"
+        port=""
+        for _ in $(seq 1 100); do
+            port="$(sed -n 's/.*Listening at: https:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | head -n 1)"
+            [ -n "$port" ] && grep -q "Booting worker" "$log" && break
+            sleep 0.1
+        done
+        if [ -z "$port" ]; then
+            echo "tls-servers: $name failed to start; its log follows" >&2
+            cat "$log" >&2
+            return 1
+        fi
+        variable="$(echo "${name%-fullchain}" | tr 'a-z-' 'A-Z_')"
+        export "AFN_TLS_${variable}_URL=https://localhost:$port"
+        export "AFN_TLS_${variable}_LOG=$TLS_SERVERS_DIR/$name.access.log"
+        echo "tls-servers: $name at https://localhost:$port"
+    done
+}
+
+tls_servers_stop() {
+    local pid
+    for pid in ${TLS_SERVER_PIDS:-}; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    TLS_SERVER_PIDS=""
+    [ -n "${TLS_SERVERS_DIR:-}" ] && rm -rf "$TLS_SERVERS_DIR"
+}
