@@ -126,9 +126,6 @@ final class CurlTransfer: @unchecked Sendable {
         } else if uploadLength >= 0 || isStream {
             set(CurlOption.upload, 1)
             _ = afn_easy_setopt_off(easy, CurlOption.inFileSizeLarge, uploadLength)
-            if uploadLength != 0, !headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
-                headers["Content-Type"] = "application/x-www-form-urlencoded"
-            }
         }
         if method != "GET", method != "HEAD" { setString(CurlOption.customRequest, method) }
         var list: UnsafeMutableRawPointer?

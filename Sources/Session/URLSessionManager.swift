@@ -395,13 +395,13 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         request.timeoutInterval = max(1, request.timeoutInterval.rounded(.up))
         var stream: UploadBodyStream?
         if let source = request.httpBodyStream {
-            stream = UploadBodyStream(source: source)
-            request.httpBodyStream = stream
             if transport == nil {
                 request.setValue(nil, forHTTPHeaderField: "Content-Length")
             } else if request.value(forHTTPHeaderField: "Content-Length") == nil, let length = request.multipartContentLength {
                 request.setValue(String(length), forHTTPHeaderField: "Content-Length")
             }
+            stream = UploadBodyStream(source: source)
+            request.httpBodyStream = stream
         }
         guard let transport else { return (request, stream) }
         return (PinnedURLProtocol.request(request, carriedBy: transport), stream)

@@ -82,4 +82,96 @@ final class PinnedTransportTests: XCTestCase {
     func testPinnedRootCertificateGivesTheResponse() async throws {
         try await assertTrusted(try pinned(.certificate, "root-ca"), server: "chained-localhost")
     }
+
+    func testCertificatePinningRejectsAValidChainOfAnUnpinnedServer() async throws {
+        try await assertRejected(try pinned(.certificate, "self-signed"), server: "localhost")
+    }
+
+    // MARK: Public-key pinning
+
+    func testPinnedPublicKeyGivesTheResponse() async throws {
+        try await assertTrusted(try pinned(.publicKey, "localhost"), server: "localhost")
+    }
+
+    func testWrongPinnedPublicKeyIsRejectedBeforeTheRequestIsSent() async throws {
+        let failure = try await assertRejected(try pinned(.publicKey, "wrong-host"), server: "localhost")
+        XCTAssertEqual(failure, .noPinnedPublicKey)
+    }
+
+    func testPublicKeyPinGivenAsHashGivesTheResponse() async throws {
+        var policy = try pinned(.publicKey)
+        policy.pinnedPublicKeyHashes = ["sha256/" + (try Fixtures.opensslPins()["intermediate-ca"]!)]
+        try await assertTrusted(policy, server: "chained-localhost")
+    }
+
+    // MARK: No pinning: anchors, invalid certificates, domains
+
+    func testPrivateAnchorWithoutPinningGivesTheResponse() async throws {
+        try await assertTrusted(try pinned(.none), server: "localhost")
+    }
+
+    func testUnrelatedAnchorIsRejected() async throws {
+        try await assertRejected(try pinned(.none, anchors: ["self-signed"]), server: "localhost")
+    }
+
+    func testExpiredCertificateIsRejected() async throws {
+        let failure = try await assertRejected(try pinned(.none), server: "expired")
+        XCTAssertEqual(failure, .invalidChain(reason: "certificate has expired"))
+    }
+
+    func testExpiredPinnedCertificateIsAcceptedWhenInvalidCertificatesAreAllowed() async throws {
+        var policy = try pinned(.certificate, "expired")
+        policy.allowInvalidCertificates = true
+        try await assertTrusted(policy, server: "expired")
+    }
+
+    func testWrongHostIsRejectedWhileDomainsAreValidated() async throws {
+        let failure = try await assertRejected(try pinned(.certificate, "root-ca"), server: "wrong-host")
+        XCTAssertEqual(failure, .domainMismatch(domain: "localhost"))
+    }
+
+    func testWrongHostIsAcceptedWithoutDomainValidation() async throws {
+        var policy = try pinned(.certificate, "root-ca")
+        policy.validatesDomainName = false
+        try await assertTrusted(policy, server: "wrong-host")
+    }
+
+    func testSelfSignedIsAcceptedWhenInvalidAllowedWithoutDomainValidation() async throws {
+        try await assertTrusted(SecurityPolicy(allowInvalidCertificates: true, validatesDomainName: false), server: "self-signed")
+    }
+
+    func testSelfSignedWithDomainValidationButNothingPinnedIsRejected() async throws {
+        let failure = try await assertRejected(SecurityPolicy(allowInvalidCertificates: true), server: "self-signed")
+        XCTAssertEqual(failure, .domainValidationNeedsPinning)
+    }
+
+    func testPinnedServerIsReachedByAddress() async throws {
+        let server = try TLSServer.named("localhost")
+        let address = URL(string: server.baseURL.absoluteString.replacingOccurrences(of: "localhost", with: "127.0.0.1") + "/get")!
+        let response = try await manager(try pinned(.certificate, "localhost")).data(for: URLRequest(url: address))
+        XCTAssertEqual(response.statusCode, 200)
+    }
+
+    func testWrongPinRejectsAnUploadWithoutSendingIt() async throws {
+        let server = try TLSServer.named("localhost")
+        let marker = UUID().uuidString
+        var request = URLRequest(url: server.url("/post?probe=\(marker)"))
+        request.httpMethod = "POST"
+        let body = Data(repeating: 0x61, count: 100_000)
+        let manager = try manager(try pinned(.certificate, "wrong-host"))
+        do {
+            _ = try await manager.startUpload(for: request, fromFile: try temporaryFile(body), serializer: HTTPResponseSerializer()).value
+            XCTFail("the upload was sent")
+        } catch let error as URLError {
+            XCTAssertEqual(error.code, .serverCertificateUntrusted)
+        }
+        XCTAssertFalse(server.receivedRequest(containing: marker, within: 0.5))
+    }
+
+    private func temporaryFile(_ data: Data) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try data.write(to: url)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
 }
