@@ -25,6 +25,6 @@ let package = Package(
         .testTarget(name: "AFNCommandTests", dependencies: ["afn", "TestSupport"], path: "Tests/AFNCommandTests"),
         .testTarget(name: "SecurityTests", dependencies: ["AFSecurity", "AFSession", "AFSerialization", "TestSupport"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["AFReachability", "AFSerialization"], path: "Tests/ReachabilityTests"),
-        .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFSerialization", "TestSupport"], path: "Tests/SessionTests"),
+        .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFSecurity", "AFSerialization", "TestSupport"], path: "Tests/SessionTests"),
     ]
 )

@@ -4,10 +4,12 @@ import Foundation
 /// Runs one invocation and returns the exit code.
 struct Client {
     let invocation: Invocation
-    let manager = HTTPSessionManager()
+    let manager: HTTPSessionManager
 
     init(_ invocation: Invocation) {
         self.invocation = invocation
+        // The URL is absolute; as the base URL it lets a pinning policy see https.
+        manager = HTTPSessionManager(baseURL: invocation.url.flatMap(URL.init(string:)))
         let serializer = HTTPRequestSerializer()
         if let timeout = invocation.timeout { serializer.timeoutInterval = timeout }
         if let user = invocation.user { serializer.setAuthorizationHeaderField(username: user.name, password: user.password) }
@@ -20,6 +22,7 @@ struct Client {
 
     func run() async throws -> Int32 {
         defer { manager.invalidateSession(cancelingTasks: true) }
+        try manager.setSecurityPolicy(try invocation.securityPolicy())
         switch invocation.command {
         case .get, .head, .delete:
             let parameters = Dictionary(invocation.query, uniquingKeysWith: { _, last in last })

@@ -1,3 +1,4 @@
+import AFNetworking
 import Foundation
 
 /// What the user asked for, parsed from the command line.
@@ -21,6 +22,11 @@ struct Invocation {
     var timeout: TimeInterval?
     var user: (name: String, password: String)?
     var verbose = false
+    var pinMode: SSLPinningMode?
+    var pins: [String] = []
+    var anchors: [String] = []
+    var allowInvalidCertificates = false
+    var validatesDomainName = true
 
     static let usage = """
         usage: afn get|head|delete URL [--query k=v]...
@@ -29,11 +35,11 @@ struct Invocation {
                afn download URL --output PATH [--resume]
                afn reachability [--host H] [--watch]
         options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --verbose
+                 --pin-mode none|public-key|certificate  --pin FILE (repeatable, DER or PEM)
+                 --ca FILE (trust anchors instead of the system's)  --allow-invalid-certificates
+                 --no-domain-validation
         exit codes: 0 for 2xx, 1 for an HTTP error status, 2 for any other failure
         """
-
-    /// Pinning options, which need the security module this build does not have yet.
-    static let pinningOptions: Set<String> = ["--pin-mode", "--pin", "--ca", "--allow-invalid-certificates", "--no-domain-validation"]
 
     struct UsageError: Error, CustomStringConvertible {
         let description: String
@@ -72,8 +78,15 @@ struct Invocation {
                 let (name, password) = try pair(try value(for: argument), separator: ":", option: argument)
                 user = (name, password)
             case "--verbose": verbose = true
-            case let option where Self.pinningOptions.contains(option):
-                throw UsageError(description: "\(option): certificate pinning is not in this build yet (it arrives with the AFSecurity module)")
+            case "--pin-mode":
+                let modes: [String: SSLPinningMode] = ["none": .none, "public-key": .publicKey, "certificate": .certificate]
+                let name = try value(for: argument)
+                guard let mode = modes[name] else { throw UsageError(description: "--pin-mode expects none, public-key or certificate, got \(name)") }
+                pinMode = mode
+            case "--pin": pins.append(try value(for: argument))
+            case "--ca": anchors.append(try value(for: argument))
+            case "--allow-invalid-certificates": allowInvalidCertificates = true
+            case "--no-domain-validation": validatesDomainName = false
             case let option where option.hasPrefix("--"):
                 throw UsageError(description: "unknown option \(option)")
             default:
@@ -89,5 +102,16 @@ struct Invocation {
         if json != nil && !form.isEmpty { throw UsageError(description: "--json and --form exclude each other") }
         if command == .upload && file == nil { throw UsageError(description: "upload needs --file") }
         if command == .download && output == nil { throw UsageError(description: "download needs --output") }
+        if let pinMode, pinMode != .none, pins.isEmpty { throw UsageError(description: "--pin-mode \(pinMode) needs --pin FILE") }
+    }
+
+    /// The security policy the options describe (`--pin` alone pins certificates); throws
+    /// `CertificateError` for a file that holds no certificate.
+    func securityPolicy() throws -> SecurityPolicy {
+        let pinned = try SecurityPolicy.certificates(at: pins.map(URL.init(fileURLWithPath:)))
+        return SecurityPolicy(
+            pinningMode: pinMode ?? (pins.isEmpty ? .none : .certificate), pinnedCertificates: pinned,
+            anchorCertificates: try SecurityPolicy.certificates(at: anchors.map(URL.init(fileURLWithPath:))),
+            allowInvalidCertificates: allowInvalidCertificates, validatesDomainName: validatesDomainName)
     }
 }

@@ -88,6 +88,37 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertTrue(run.stderr.hasPrefix("afn: "), run.stderr)
     }
 
+    private static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("SecurityTests/Fixtures")
+
+    func testPinnedCertificateFetchesOverTLS() throws {
+        let server = try TLSServer.named("localhost")
+        let run = try afn("get", server.url("/get").absoluteString, "--pin", Self.fixtures.appendingPathComponent("localhost.der").path)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.json?["url"] as? String, server.url("/get").absoluteString)
+    }
+
+    func testWrongPinExitsWithTwoAndSaysWhy() throws {
+        let server = try TLSServer.named("localhost")
+        let run = try afn("get", server.url("/get").absoluteString, "--pin-mode", "public-key",
+                          "--pin", Self.fixtures.appendingPathComponent("wrong-host.pem").path,
+                          "--ca", Self.fixtures.appendingPathComponent("root-ca.pem").path)
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.contains("rejected: no public key of the chain is pinned"), run.stderr)
+    }
+
+    func testPrivateCAWithoutPinningFetchesOverTLS() throws {
+        let server = try TLSServer.named("chained-localhost")
+        let run = try afn("get", server.url("/get").absoluteString, "--ca", Self.fixtures.appendingPathComponent("root-ca.pem").path)
+        XCTAssertEqual(run.status, 0, run.stderr)
+    }
+
+    func testPinningAPlainHTTPURLIsAUsageError() throws {
+        let run = try afn("get", try HTTPBin.url("/get").absoluteString, "--pin", Self.fixtures.appendingPathComponent("localhost.der").path)
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.contains("needs an https base URL"), run.stderr)
+    }
+
     func testUsageErrorsExitWithTwo() throws {
         XCTAssertEqual(try afn("get").status, 2)
         XCTAssertEqual(try afn("post", "http://127.0.0.1:9/", "--json", "{", "--form", "a=b").status, 2)

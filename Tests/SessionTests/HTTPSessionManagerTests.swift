@@ -1,3 +1,4 @@
+import AFSecurity
 import AFSerialization
 import AFSession
 import Foundation
@@ -14,6 +15,33 @@ final class HTTPSessionManagerTests: XCTestCase {
         defer { manager.invalidateSession(cancelingTasks: true) }
         XCTAssertTrue(type(of: manager.requestSerializer) == HTTPRequestSerializer.self)
         XCTAssertTrue(manager.responseSerializer is JSONResponseSerializer)
+    }
+
+    func testPinningPolicyIsRefusedForAnHTTPBaseURL() {
+        let manager = HTTPSessionManager(baseURL: URL(string: "http://example.com/api"))
+        XCTAssertThrowsError(try manager.setSecurityPolicy(SecurityPolicy(pinningMode: .certificate))) { error in
+            guard case SessionError.pinningRequiresHTTPS(let baseURL) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(baseURL?.absoluteString, "http://example.com/api/")
+            XCTAssertEqual((error as NSError).code, -1022)
+        }
+        XCTAssertEqual(manager.securityPolicy, .default)
+    }
+
+    func testPinningPolicyIsRefusedWithoutABaseURL() {
+        XCTAssertThrowsError(try HTTPSessionManager().setSecurityPolicy(SecurityPolicy(pinningMode: .publicKey)))
+    }
+
+    func testPinningPolicyIsAcceptedForAnHTTPSBaseURL() throws {
+        let manager = HTTPSessionManager(baseURL: URL(string: "https://example.com"))
+        let policy = SecurityPolicy(pinningMode: .publicKey, pinnedPublicKeyHashes: ["AAAA"])
+        try manager.setSecurityPolicy(policy)
+        XCTAssertEqual(manager.securityPolicy, policy)
+    }
+
+    func testPolicyWithoutPinningIsAcceptedForAnHTTPBaseURL() throws {
+        let manager = HTTPSessionManager(baseURL: URL(string: "http://example.com"))
+        try manager.setSecurityPolicy(SecurityPolicy(allowInvalidCertificates: true, validatesDomainName: false))
+        XCTAssertTrue(manager.securityPolicy.allowInvalidCertificates)
     }
 
     func testBaseURLGetsATrailingSlashWhenItHasAPath() {
