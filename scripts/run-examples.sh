@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Builds every example and runs each against a local httpbin; fails if any of them fails.
+# Builds every example and runs each against a local httpbin (the pinning example against a
+# local TLS server); fails if any of them fails.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 source scripts/httpbin.sh
+source scripts/tls-servers.sh
 httpbin_serve
+trap 'httpbin_stop; tls_servers_stop' EXIT
+tls_servers_start
 swift build >/dev/null
 bin="$(swift build --show-bin-path)"
 for example in rest-client upload-progress download-resume serialization-demo; do
@@ -13,3 +17,6 @@ for example in rest-client upload-progress download-resume serialization-demo; d
 done
 echo "== reachability-monitor"
 "$bin/reachability-monitor" localhost 1
+echo "== certificate-pinning"
+fixtures=Tests/SecurityTests/Fixtures
+"$bin/certificate-pinning" "$AFN_TLS_LOCALHOST_URL" "$fixtures/localhost.pem" "$fixtures/self-signed.der"
