@@ -10,8 +10,8 @@ final class CurlSockets: @unchecked Sendable {
     // @unchecked: `watches` is guarded by `lock`.
 
     private struct Watch {
-        var read: (any DispatchSourceRead)?
-        var write: (any DispatchSourceWrite)?
+        var read: (any DispatchSourceProtocol)?
+        var write: (any DispatchSourceProtocol)?
         let cancellations = DispatchGroup()
     }
 
@@ -27,26 +27,34 @@ final class CurlSockets: @unchecked Sendable {
     func watch(_ socket: Int32, read: Bool, write: Bool, handler: @escaping @Sendable (Int32) -> Void) {
         lock.withLock {
             var watch = watches[socket] ?? Watch()
-            if read, watch.read == nil {
+            watch.read = source(watch.read, wanted: read, cancellations: watch.cancellations) {
                 let source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
                 source.setEventHandler { handler(CurlSocket.selectIn) }
-                watch.read = source
-                track(source, in: watch.cancellations)
-            } else if !read, let source = watch.read {
-                source.cancel()
-                watch.read = nil
+                return source
             }
-            if write, watch.write == nil {
+            watch.write = source(watch.write, wanted: write, cancellations: watch.cancellations) {
                 let source = DispatchSource.makeWriteSource(fileDescriptor: socket, queue: queue)
                 source.setEventHandler { handler(CurlSocket.selectOut) }
-                watch.write = source
-                track(source, in: watch.cancellations)
-            } else if !write, let source = watch.write {
-                source.cancel()
-                watch.write = nil
+                return source
             }
             watches[socket] = watch
         }
+    }
+
+    /// `existing`, a new source from `make` when one is wanted, or `nil` after cancelling.
+    private func source(
+        _ existing: (any DispatchSourceProtocol)?, wanted: Bool, cancellations: DispatchGroup, make: () -> any DispatchSourceProtocol
+    ) -> (any DispatchSourceProtocol)? {
+        guard wanted else {
+            existing?.cancel()
+            return nil
+        }
+        if let existing { return existing }
+        let source = make()
+        cancellations.enter()
+        source.setCancelHandler { cancellations.leave() }
+        source.resume()
+        return source
     }
 
     /// Stops watching `socket`; it stays open until libcurl closes it.
@@ -72,12 +80,6 @@ final class CurlSockets: @unchecked Sendable {
             return
         }
         watch.cancellations.notify(queue: queue) { _ = Glibc.close(socket) }
-    }
-
-    private func track(_ source: any DispatchSourceProtocol, in group: DispatchGroup) {
-        group.enter()
-        source.setCancelHandler { group.leave() }
-        source.resume()
     }
 
     /// libcurl's `CURLOPT_CLOSESOCKETFUNCTION`; its data is this object.
