@@ -21,8 +21,6 @@ static struct {
     void *(*easy_init)(void);
     void (*easy_cleanup)(void *);
     int (*easy_setopt)(void *, int, ...);
-    int (*easy_getinfo)(void *, int, ...);
-    int (*easy_pause)(void *, int);
     const char *(*easy_strerror)(int);
     void *(*slist_append)(void *, const char *);
     void (*slist_free_all)(void *);
@@ -84,8 +82,6 @@ static void load(void) {
     BIND(curl, easy_init, "curl_easy_init")
     BIND(curl, easy_cleanup, "curl_easy_cleanup")
     BIND(curl, easy_setopt, "curl_easy_setopt")
-    BIND(curl, easy_getinfo, "curl_easy_getinfo")
-    BIND(curl, easy_pause, "curl_easy_pause")
     BIND(curl, easy_strerror, "curl_easy_strerror")
     BIND(curl, slist_append, "curl_slist_append")
     BIND(curl, slist_free_all, "curl_slist_free_all")
@@ -141,8 +137,6 @@ void afn_easy_cleanup(void *easy) { api.easy_cleanup(easy); }
 int afn_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
 int afn_easy_setopt_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
 int afn_easy_setopt_off(void *easy, int option, int64_t value) { return api.easy_setopt(easy, option, (long long)value); }
-int afn_easy_getinfo_long(void *easy, int info, long *value) { return api.easy_getinfo(easy, info, value); }
-int afn_easy_pause(void *easy, int bitmask) { return api.easy_pause(easy, bitmask); }
 const char *afn_easy_strerror(int code) { return api.easy_strerror(code); }
 
 void *afn_slist_append(void *list, const char *string) { return api.slist_append(list, string); }

@@ -1,4 +1,4 @@
-/// The libcurl 7.x option, info and return values the transport uses (curl.h and multi.h;
+/// The libcurl 7.x option and return values the transport uses (curl.h and multi.h;
 /// their numbers are part of libcurl's stable ABI).
 enum CurlOption {
     static let writeData: Int32 = 10_001
@@ -21,7 +21,6 @@ enum CurlOption {
     static let bufferSize: Int32 = 98
     static let noSignal: Int32 = 99
     static let acceptEncoding: Int32 = 10_102
-    static let privateData: Int32 = 10_103
     static let sslContextFunction: Int32 = 20_108
     static let sslContextData: Int32 = 10_109
     static let inFileSizeLarge: Int32 = 30_115
@@ -36,11 +35,6 @@ enum CurlOption {
     static let redirectProtocolsString: Int32 = 10_319
 }
 
-enum CurlInfo {
-    static let responseCode: Int32 = 0x200000 + 2
-    static let privateData: Int32 = 0x100000 + 21
-}
-
 enum CurlMultiOption {
     static let socketFunction: Int32 = 20_001
     static let socketData: Int32 = 10_002
@@ -53,7 +47,6 @@ enum CurlCode {
     static let ok: Int32 = 0
     static let couldNotResolveHost: Int32 = 6
     static let couldNotConnect: Int32 = 7
-    static let writeError: Int32 = 23
     static let readError: Int32 = 26
     static let operationTimedOut: Int32 = 28
     static let sslConnectError: Int32 = 35
@@ -72,7 +65,4 @@ enum CurlSocket {
     static let selectIn: Int32 = 1
     static let selectOut: Int32 = 2
     static let readFunctionAbort = 0x1000_0000
-    static let writeFunctionPause = 0x1000_0001
-    static let pauseReceive: Int32 = 1
-    static let pauseContinue: Int32 = 0
 }

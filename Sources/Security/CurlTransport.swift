@@ -92,14 +92,6 @@ package final class CurlTransport: @unchecked Sendable {
         transfers[easy] = nil
     }
 
-    /// Resumes a transfer whose write callback paused it.
-    func unpause(_ easy: UnsafeMutableRawPointer) {
-        perform { [self] in
-            guard transfers[easy] != nil else { return }
-            _ = afn_easy_pause(easy, CurlSocket.pauseContinue)
-        }
-    }
-
     private func finishDoneTransfers() {
         var easy: UnsafeMutableRawPointer?
         var result: Int32 = 0

@@ -16,8 +16,6 @@ void afn_easy_cleanup(void *easy);
 int afn_easy_setopt_long(void *easy, int option, long value);
 int afn_easy_setopt_pointer(void *easy, int option, const void *value);
 int afn_easy_setopt_off(void *easy, int option, int64_t value);
-int afn_easy_getinfo_long(void *easy, int info, long *value);
-int afn_easy_pause(void *easy, int bitmask);
 const char *afn_easy_strerror(int code);
 
 void *afn_slist_append(void *list, const char *string);
