@@ -15,6 +15,7 @@ public enum TrustEvaluation: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// "trusted", or "rejected: " and the reason.
     public var description: String {
         switch self {
         case .trusted: return "trusted"
@@ -41,6 +42,7 @@ public enum TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The TLS libraries could not be loaded, so nothing can be verified.
     case verifierUnavailable(reason: String)
 
+    /// The reason in words.
     public var description: String {
         switch self {
         case .noCertificates: return "the server presented no certificate"
