@@ -6,9 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 source scripts/httpbin.sh
 source scripts/tls-servers.sh
-httpbin_serve
-trap 'httpbin_stop; tls_servers_stop' EXIT
-tls_servers_start
+test_servers_serve
 swift build >/dev/null
 bin="$(swift build --show-bin-path)"
 for example in rest-client upload-progress download-resume serialization-demo; do

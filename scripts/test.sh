@@ -10,9 +10,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 source scripts/httpbin.sh
 source scripts/tls-servers.sh
-httpbin_serve
-trap 'httpbin_stop; tls_servers_stop' EXIT
-tls_servers_start
+test_servers_serve
 if [ $# -gt 0 ]; then
     swift test --disable-swift-testing "$@"
     exit

@@ -4,6 +4,14 @@
 # server's base URL (https://localhost:PORT) and AFN_TLS_<NAME>_LOG its access log, which
 # records every HTTP request line the server received.
 
+# For a script that needs httpbin (scripts/httpbin.sh, sourced first) and the TLS servers
+# until it exits: set-up, start both, stop both on exit.
+test_servers_serve() {
+    httpbin_serve
+    trap 'httpbin_stop; tls_servers_stop' EXIT
+    tls_servers_start
+}
+
 TLS_SERVER_FIXTURES="localhost chained-localhost-fullchain expired wrong-host self-signed"
 
 tls_servers_start() {

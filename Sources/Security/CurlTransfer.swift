@@ -39,11 +39,17 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         self.urlProtocol = urlProtocol
         self.transport = transport
-        if let data = request.httpBody {
-            body = .data(data, offset: 0)
-        } else if let stream = request.httpBodyStream {
-            body = .stream(stream, consumed: false)
+        body = Self.body(of: request, previous: .none)
+    }
+
+    /// The body `request` sends; a stream the previous request already read stays consumed.
+    private static func body(of request: URLRequest, previous: Body) -> Body {
+        if let data = request.httpBody { return .data(data, offset: 0) }
+        guard let stream = request.httpBodyStream else { return .none }
+        if case .stream(let previousStream, let consumed) = previous, previousStream === stream {
+            return .stream(stream, consumed: consumed)
         }
+        return .stream(stream, consumed: false)
     }
 
     deinit {
@@ -114,7 +120,6 @@ final class CurlTransfer: @unchecked Sendable {
         headers = headers.filter { !managed.contains($0.key.lowercased()) }
         switch body {
         case .data(let data, _):
-            body = .data(data, offset: 0)
             uploadLength = Int64(data.count)
         case .stream:
             uploadLength = declaredLength ?? -1
@@ -147,6 +152,7 @@ final class CurlTransfer: @unchecked Sendable {
         if curlCode == CurlCode.ok, let next = followUp {
             followUp = nil
             request = next
+            body = Self.body(of: next, previous: body)
             guard let easy = makeHandle() else { return }
             transport.startNextHop(self, easy: easy)
             return
@@ -274,7 +280,6 @@ final class CurlTransfer: @unchecked Sendable {
             next.httpMethod = "GET"
             next.httpBody = nil
             next.httpBodyStream = nil
-            body = .none
             for header in ["Content-Type", "Content-Length"] { next.setValue(nil, forHTTPHeaderField: header) }
         }
         if target.host?.lowercased() != request.url?.host?.lowercased() || target.port != request.url?.port {

@@ -37,7 +37,7 @@ final class PinnedManagerTests: XCTestCase {
 
     /// The last progress seen, by a handler that may run many times.
     private final class ProgressLog: @unchecked Sendable {
-        // @unchecked: `last` is only touched under `lock`.
+        // @unchecked: `values` is only touched under `lock`.
         private let lock = NSLock()
         private var values: (Int64, Int64)?
         var handler: URLSessionManager.ProgressHandler {
@@ -136,6 +136,23 @@ final class PinnedManagerTests: XCTestCase {
         } catch SessionError.redirectWouldDropBody(let response) {
             XCTAssertEqual(response.statusCode, 307)
         }
+    }
+
+    func testAuthorizationIsKeptOnTheSameHostAndDroppedForAnother() async throws {
+        func echoedAuthorization(redirectingTo host: String) async throws -> String? {
+            let target = server.url("/headers").absoluteString.replacingOccurrences(of: "localhost", with: host)
+            var components = URLComponents(url: server.url("/redirect-to"), resolvingAgainstBaseURL: false)!
+            components.queryItems = [URLQueryItem(name: "url", value: target)]
+            var request = URLRequest(url: components.url!)
+            request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+            let response = try await manager.response(for: request, serializer: JSONResponseSerializer())
+            XCTAssertEqual(response.response.url?.absoluteString, target)
+            return ((response.value as? [String: Any])?["headers"] as? [String: String])?["Authorization"]
+        }
+        let sameHost = try await echoedAuthorization(redirectingTo: "localhost")
+        XCTAssertEqual(sameHost, "Bearer secret")
+        let otherHost = try await echoedAuthorization(redirectingTo: "127.0.0.1")
+        XCTAssertNil(otherHost)
     }
 
     func testBasicChallengeIsAnsweredWithTheCredential() async throws {

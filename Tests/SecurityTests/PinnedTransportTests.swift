@@ -83,6 +83,18 @@ final class PinnedTransportTests: XCTestCase {
         try await assertTrusted(try pinned(.certificate, "root-ca"), server: "chained-localhost")
     }
 
+    func testChangedPolicyAppliesToTheNextTask() async throws {
+        let server = try TLSServer.named("localhost")
+        let manager = try manager(try pinned(.certificate, "localhost"))
+        let (_, trusted) = await probe(server, with: manager)
+        XCTAssertEqual(try trusted.get().statusCode, 200)
+        try manager.setSecurityPolicy(try pinned(.certificate, "wrong-host"))
+        let (marker, rejected) = await probe(server, with: manager)
+        guard case .failure(let error as URLError) = rejected else { return XCTFail("\(rejected)") }
+        XCTAssertEqual(error.code, .serverCertificateUntrusted)
+        XCTAssertFalse(server.receivedRequest(containing: marker, within: 0.5), "a connection of the old policy was reused")
+    }
+
     func testCertificatePinningRejectsAValidChainOfAnUnpinnedServer() async throws {
         try await assertRejected(try pinned(.certificate, "self-signed"), server: "localhost")
     }
