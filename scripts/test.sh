@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against a local httpbin and the TLS servers of
-# scripts/tls-servers.sh, which it starts and always stops: every test,
-# the reachability tests that need a private network namespace, then the concurrency suites
+# scripts/tls-servers.sh, which it starts and always stops: every test (managers on the
+# libcurl transport), the session tests again on URLSession's own protocol
+# (AFN_TEST_TRANSPORT=urlSession), the reachability tests that need a private network
+# namespace, then the concurrency suites
 # (classes named *ConcurrencyTests) again under the thread sanitizer, and closes with one
 # "N passed, N failed" line over all runs. Arguments, if any, go to a single plain
 # `swift test` run instead (for example `--filter QueryString`).
@@ -18,6 +20,7 @@ fi
 log="$(mktemp)"
 trap 'httpbin_stop; tls_servers_stop; rm -f "$log"' EXIT
 swift test --disable-swift-testing --skip ReachabilityNamespaceTests 2>&1 | tee -a "$log"
+AFN_TEST_TRANSPORT=urlSession swift test --disable-swift-testing --skip-build --filter '^SessionTests\.' 2>&1 | tee -a "$log"
 bash scripts/reachability-namespace-tests.sh 2>&1 | tee -a "$log"
 swift test --disable-swift-testing --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests' 2>&1 | tee -a "$log"
 # Each run's total follows its "Test Suite 'All tests'" (or 'Selected tests') line; sum them.

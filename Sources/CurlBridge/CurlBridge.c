@@ -22,6 +22,7 @@ static struct {
     void (*easy_cleanup)(void *);
     int (*easy_setopt)(void *, int, ...);
     const char *(*easy_strerror)(int);
+    int (*easy_pause)(void *, int);
     void *(*slist_append)(void *, const char *);
     void (*slist_free_all)(void *);
     void *(*multi_init)(void);
@@ -83,6 +84,7 @@ static void load(void) {
     BIND(curl, easy_cleanup, "curl_easy_cleanup")
     BIND(curl, easy_setopt, "curl_easy_setopt")
     BIND(curl, easy_strerror, "curl_easy_strerror")
+    BIND(curl, easy_pause, "curl_easy_pause")
     BIND(curl, slist_append, "curl_slist_append")
     BIND(curl, slist_free_all, "curl_slist_free_all")
     BIND(curl, multi_init, "curl_multi_init")
@@ -138,6 +140,7 @@ int afn_easy_setopt_long(void *easy, int option, long value) { return api.easy_s
 int afn_easy_setopt_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
 int afn_easy_setopt_off(void *easy, int option, int64_t value) { return api.easy_setopt(easy, option, (long long)value); }
 const char *afn_easy_strerror(int code) { return api.easy_strerror(code); }
+int afn_easy_pause(void *easy, int bitmask) { return api.easy_pause(easy, bitmask); }
 
 void *afn_slist_append(void *list, const char *string) { return api.slist_append(list, string); }
 void afn_slist_free_all(void *list) { api.slist_free_all(list); }

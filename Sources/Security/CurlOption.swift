@@ -65,4 +65,9 @@ enum CurlSocket {
     static let selectIn: Int32 = 1
     static let selectOut: Int32 = 2
     static let readFunctionAbort = 0x1000_0000
+    static let writeFunctionPause = 0x1000_0001
+}
+
+enum CurlPause {
+    static let resumeAll: Int32 = 0
 }

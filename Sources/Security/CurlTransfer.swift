@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One task of a `PinnedURLProtocol` on libcurl: the request turned into an easy handle, the
+/// One task of a `CurlURLProtocol` on libcurl: the request turned into an easy handle, the
 /// server's chain checked in the handshake, the response and body handed to the protocol's
 /// client, redirects and Basic challenges followed with a new easy handle after asking the
 /// manager. Lives on URLSession's work queue.
@@ -21,7 +21,7 @@ final class CurlTransfer: @unchecked Sendable {
     private static let maximumRedirects = 16
 
     private var request: URLRequest
-    private var urlProtocol: PinnedURLProtocol?
+    private var urlProtocol: CurlURLProtocol?
     private let transport: CurlTransport
     private var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutableRawPointer?
@@ -34,12 +34,17 @@ final class CurlTransfer: @unchecked Sendable {
     private var redirects = 0
     private var authenticationAttempted = false
     private var evaluation: TrustEvaluation?
+    private lazy var window = CurlReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
+        guard let self else { return }
+        transport.resumeReading(self)
+    }
 
-    init(request: URLRequest, urlProtocol: PinnedURLProtocol, transport: CurlTransport) {
+    init(request: URLRequest, urlProtocol: CurlURLProtocol, transport: CurlTransport) {
         self.request = request
         self.urlProtocol = urlProtocol
         self.transport = transport
         body = Self.body(of: request, previous: .none)
+        if let task = urlProtocol.task { transport.observer?.curlTask(task, receivesBodyThrough: window) }
     }
 
     /// The body `request` sends; a stream the previous request already read stays consumed.
@@ -114,10 +119,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer) {
         let method = request.httpMethod?.uppercased() ?? "GET"
-        var headers = request.allHTTPHeaderFields ?? [:]
-        let declaredLength = headers.first { $0.key.lowercased() == "content-length" }.flatMap { Int64($0.value) }
-        let managed = ["content-length", "transfer-encoding", "expect", PinnedURLProtocol.transportHeader.lowercased()]
-        headers = headers.filter { !managed.contains($0.key.lowercased()) }
+        let declaredLength = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        var headers = transport.settings.headers(
+            of: request, excluding: ["content-length", "transfer-encoding", "expect", CurlURLProtocol.transportHeader.lowercased()])
         switch body {
         case .data(let data, _):
             uploadLength = Int64(data.count)
@@ -133,8 +137,12 @@ final class CurlTransfer: @unchecked Sendable {
             _ = afn_easy_setopt_off(easy, CurlOption.inFileSizeLarge, uploadLength)
         }
         if method != "GET", method != "HEAD" { setString(CurlOption.customRequest, method) }
+        // URLSession's own protocol gives a POST body without a type this one.
+        if method == "POST", uploadLength != 0, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            headers.append((name: "Content-Type", value: "application/x-www-form-urlencoded"))
+        }
         var list: UnsafeMutableRawPointer?
-        for line in headers.map({ "\($0.key): \($0.value)" }).sorted() + ["Expect:"] {
+        for line in headers.map({ "\($0.name): \($0.value)" }) + ["Expect:"] {
             list = afn_slist_append(list, line)
         }
         headerList = list
@@ -226,10 +234,12 @@ final class CurlTransfer: @unchecked Sendable {
             return
         }
         var fields: [String: String] = [:]
+        var setCookieValues: [String] = []
         for line in headerLines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = String(line[..<colon])
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if name.lowercased() == "set-cookie" { setCookieValues.append(value) }
             if let key = fields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
                 fields[key]! += ", " + value
             } else {
@@ -238,6 +248,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let version = parts[0] == "HTTP/2" ? "HTTP/2" : String(parts[0])
         guard let response = HTTPURLResponse(url: url, statusCode: code, httpVersion: version, headerFields: fields) else { return }
+        transport.settings.storeCookies(setCookieValues, from: url)
         if let next = nextRequest(after: response) {
             followUp = next
             return
@@ -254,13 +265,13 @@ final class CurlTransfer: @unchecked Sendable {
            let location = response.value(forHTTPHeaderField: "Location"),
            let target = URL(string: location, relativeTo: request.url)?.absoluteURL {
             let proposed = redirectRequest(to: target, status: response.statusCode)
-            guard let accepted = transport.observer?.pinnedTask(task, willRedirectWith: response, to: proposed) else { return nil }
+            guard let accepted = transport.observer?.curlTask(task, willRedirectWith: response, to: proposed) else { return nil }
             redirects += 1
             return accepted
         }
         if response.statusCode == 401, !authenticationAttempted, !isStream,
            response.value(forHTTPHeaderField: "WWW-Authenticate")?.lowercased().hasPrefix("basic") ?? false,
-           let credential = transport.observer?.credential(forPinnedTask: task),
+           let credential = transport.observer?.curlTask(task, credentialFor: response),
            let user = credential.user, let password = credential.password {
             authenticationAttempted = true
             var next = request
@@ -316,8 +327,14 @@ final class CurlTransfer: @unchecked Sendable {
         let length = size * count
         let transfer = transfer(context)
         guard transfer.followUp == nil, let urlProtocol = transfer.urlProtocol, let bytes, length > 0 else { return length }
+        guard transfer.window.admit(length) else { return CurlSocket.writeFunctionPause }
         urlProtocol.client?.urlProtocol(urlProtocol, didLoad: Data(bytes: bytes, count: length))
         return length
+    }
+
+    /// Reading resumes after the window paused it; on the work queue.
+    func resumeReading() {
+        if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) }
     }
 
     private static let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
@@ -349,7 +366,7 @@ final class CurlTransfer: @unchecked Sendable {
         let transfer = transfer(context)
         guard uploaded > transfer.reportedUpload, let task = transfer.task else { return 0 }
         transfer.reportedUpload = uploaded
-        transfer.transport.observer?.pinnedTask(task, didSendBodyData: uploaded, totalBytesExpectedToSend: transfer.uploadLength)
+        transfer.transport.observer?.curlTask(task, didSendBodyData: uploaded, totalBytesExpectedToSend: transfer.uploadLength)
         return 0
     }
 

@@ -1,6 +1,9 @@
 import AFSerialization
 import CurlBridge
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,10 +21,14 @@ package final class CurlTransport: @unchecked Sendable {
 
     /// The policy every HTTPS connection of this transport is checked against.
     package let policy: SecurityPolicy
+    /// What the session's configuration asks of every request.
+    let settings: CurlSessionSettings
+    /// How far each transfer may read ahead of its consumer (see `CurlReceiveWindow`).
+    let receiveWindowLimit: Int
     /// Names this transport in the requests it carries.
     let identifier = UUID().uuidString
     private static let registry = Locked<[String: WeakTransport]>([:])
-    weak var observer: (any PinnedTransferObserver)?
+    weak var observer: (any CurlTransferObserver)?
     private let multi: UnsafeMutableRawPointer
     private let sockets: CurlSockets
     private let eventQueue = DispatchQueue(label: "AFNetworking.curl-events")
@@ -30,12 +37,17 @@ package final class CurlTransport: @unchecked Sendable {
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var timer: DispatchSourceTimer?
 
-    /// A transport for `policy`, or a `TrustFailure.verifierUnavailable` error when libcurl
-    /// or OpenSSL cannot be loaded: requests are then refused, never sent unchecked.
-    package init(policy: SecurityPolicy, observer: any PinnedTransferObserver) throws {
+    /// A transport for `policy` and the session `configuration`, or a
+    /// `TrustFailure.verifierUnavailable` error when libcurl or OpenSSL cannot be loaded.
+    package init(
+        policy: SecurityPolicy, configuration: URLSessionConfiguration, receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit,
+        observer: any CurlTransferObserver
+    ) throws {
         if let reason = ChainVerifier.unavailableReason { throw TrustFailure.verifierUnavailable(reason: reason) }
         guard let multi = afn_multi_init() else { throw TrustFailure.verifierUnavailable(reason: "curl_multi_init failed") }
         self.policy = policy
+        settings = CurlSessionSettings(configuration)
+        self.receiveWindowLimit = receiveWindowLimit
         self.observer = observer
         self.multi = multi
         sockets = CurlSockets(queue: eventQueue)
@@ -44,7 +56,7 @@ package final class CurlTransport: @unchecked Sendable {
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, unsafeBitCast(Self.socketCallback, to: UnsafeRawPointer.self))
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerData, context)
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, unsafeBitCast(Self.timerCallback, to: UnsafeRawPointer.self))
-        _ = afn_multi_setopt_long(multi, CurlMultiOption.maxHostConnections, 6)
+        _ = afn_multi_setopt_long(multi, CurlMultiOption.maxHostConnections, settings.maximumConnectionsPerHost)
         Self.registry.withLock { $0[identifier] = WeakTransport(transport: self) }
     }
 
@@ -90,6 +102,17 @@ package final class CurlTransport: @unchecked Sendable {
     func remove(_ easy: UnsafeMutableRawPointer) {
         _ = afn_multi_remove_handle(multi, easy)
         transfers[easy] = nil
+    }
+
+    /// Resumes reading for `transfer`, paused by its receive window; from any thread. One hop
+    /// through the event queue, so that the consumer never waits for the work queue.
+    func resumeReading(_ transfer: CurlTransfer) {
+        eventQueue.async { [weak self] in
+            self?.perform { [self] in
+                transfer.resumeReading()
+                self?.finishDoneTransfers()
+            }
+        }
     }
 
     private func finishDoneTransfers() {

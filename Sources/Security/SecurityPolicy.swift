@@ -4,7 +4,7 @@ import Foundation
 /// keys, trust anchors, and whether invalid certificates or other domains are tolerated.
 ///
 /// A manager with any policy other than `.default` checks every HTTPS connection against it
-/// during the TLS handshake, before a byte of the request is sent (see `PinnedURLProtocol`).
+/// during the TLS handshake, before a byte of the request is sent (see `CurlURLProtocol`).
 /// AFNetworking: `AFSecurityPolicy`.
 public struct SecurityPolicy: Sendable, Hashable {
     /// What is pinned. Default `.none`.

@@ -24,15 +24,16 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
     public let baseURL: URL?
     private let serializerState = Locked<HTTPRequestSerializer>(HTTPRequestSerializer())
 
-    /// A manager for `baseURL` with `configuration` (see `URLSessionManager.init(configuration:)`).
+    /// A manager for `baseURL` with `configuration` and `transport` (see
+    /// `URLSessionManager.init(configuration:transport:)`).
     /// Defaults: `HTTPRequestSerializer` and `JSONResponseSerializer`.
-    public init(baseURL: URL? = nil, configuration: URLSessionConfiguration? = nil) {
+    public init(baseURL: URL? = nil, configuration: URLSessionConfiguration? = nil, transport: HTTPTransport = .libcurl) {
         if let baseURL, !baseURL.path.isEmpty, !baseURL.absoluteString.hasSuffix("/") {
             self.baseURL = baseURL.appendingPathComponent("")
         } else {
             self.baseURL = baseURL
         }
-        super.init(configuration: configuration)
+        super.init(configuration: configuration, transport: transport)
     }
 
     /// Sets the security policy; a pinning policy needs an https `baseURL`, since without one

@@ -1,3 +1,4 @@
+import AFSecurity
 import AFSerialization
 import Foundation
 #if canImport(FoundationNetworking)
@@ -46,13 +47,14 @@ final class TaskDelegate: @unchecked Sendable {
         var resumeDataHandler: (@Sendable (Data?) -> Void)?
         var pendingDeliveries: Set<Direction> = []
         var completed = false
+        var receiveWindow: CurlReceiveWindow?
     }
 
     let task: URLSessionTask
     let kind: Kind
     let session: URLSession
-    /// Whether the task is carried by the manager's `CurlTransport` under its security policy.
-    let isPinned: Bool
+    /// Whether the task is carried by the manager's `CurlTransport`.
+    let isCarriedByLibcurl: Bool
     let responseSerializer: any URLResponseSerialization
     let credential: URLCredential?
     let bodyStream: UploadBodyStream?
@@ -71,12 +73,12 @@ final class TaskDelegate: @unchecked Sendable {
     init(
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
-        session: URLSession, isPinned: Bool, completionQueue: DispatchQueue?, processingQueue: DispatchQueue
+        session: URLSession, isCarriedByLibcurl: Bool, completionQueue: DispatchQueue?, processingQueue: DispatchQueue
     ) {
         self.task = task
         self.kind = kind
         self.session = session
-        self.isPinned = isPinned
+        self.isCarriedByLibcurl = isCarriedByLibcurl
         self.responseSerializer = responseSerializer
         self.credential = credential
         self.bodyStream = bodyStream
@@ -120,8 +122,15 @@ final class TaskDelegate: @unchecked Sendable {
         downloadProgress.completedUnitCount = offset
     }
 
+    /// The libcurl transport's window for this task's body, told of every chunk processed.
+    func receiveBody(through window: CurlReceiveWindow) {
+        state.withLock { $0.receiveWindow = window }
+    }
+
     /// Returns the bytes now received in total, counting a resumed download's partial file.
     func didReceive(data: Data) -> Int64 {
+        let window = state.withLock { $0.receiveWindow }
+        defer { window?.consumed(data.count) }
         let (failed, total): (Bool, Int64) = state.withLock { state in
             state.bytesReceived += Int64(data.count)
             guard let writer = state.writer else {

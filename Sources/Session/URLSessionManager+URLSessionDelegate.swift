@@ -22,26 +22,38 @@ extension URLSessionManager: URLSessionDataDelegate {
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         let delegate = table.delegate(for: task)
+        // A libcurl task's transport already asked `answer(to:of:in:)` and retried once; a
+        // challenge reaching here is final, and `.useCredential` would make URLSession retry
+        // on its own protocol, outside the transport's trust checks.
+        var (disposition, credential) = delegate?.isCarriedByLibcurl == true
+            ? (.cancelAuthenticationChallenge, nil) : answer(to: challenge, of: task, in: session)
+        if disposition == .cancelAuthenticationChallenge { delegate?.didRefuseAuthenticationChallenge() }
+        if disposition != .useCredential { credential = nil }
+        completionHandler(disposition, credential)
+    }
+
+    /// How the manager answers `challenge`: the override's answer, or for HTTP Basic the
+    /// task's credential, else the manager's, on the first attempt. Whatever would hang or crash
+    /// URLSession on Linux becomes `.cancelAuthenticationChallenge`.
+    func answer(
+        to challenge: URLAuthenticationChallenge, of task: URLSessionTask, in session: URLSession
+    ) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
         var disposition: URLSession.AuthChallengeDisposition
         var credential: URLCredential?
         if let override = override(\.taskDidReceiveAuthenticationChallenge) {
             (disposition, credential) = override(session, task, challenge)
         } else if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodHTTPBasic {
-            credential = delegate?.credential ?? self.credential
+            credential = table.delegate(for: task)?.credential ?? self.credential
             disposition = challenge.previousFailureCount == 0 && credential != nil ? .useCredential : .cancelAuthenticationChallenge
         } else {
             // Digest: URLSession on Linux stops the process on `.useCredential`; other schemes
             // never reach here, and default handling of an HTTP challenge waits forever.
             disposition = .cancelAuthenticationChallenge
         }
-        // A pinned task's transport already answered Basic with the credential; URLSession
-        // would retry it outside the transport, unchecked.
-        if disposition == .performDefaultHandling || (disposition == .useCredential && credential == nil) || delegate?.isPinned == true {
-            disposition = .cancelAuthenticationChallenge
-            credential = nil
+        if disposition == .performDefaultHandling || (disposition == .useCredential && credential == nil) {
+            return (.cancelAuthenticationChallenge, nil)
         }
-        if disposition == .cancelAuthenticationChallenge { delegate?.didRefuseAuthenticationChallenge() }
-        completionHandler(disposition, credential)
+        return (disposition, credential)
     }
 
     /// Follows redirects (or what the override chooses), except a 307 or 308 of a request
@@ -54,7 +66,8 @@ extension URLSessionManager: URLSessionDataDelegate {
         completionHandler(redirection(of: task, in: session, response: response, to: request))
     }
 
-    /// The request that follows a redirect, or `nil` to stop at the redirect response.
+    /// The request that follows a redirect, with the stored cookies for its URL, or `nil` to
+    /// stop at the redirect response.
     func redirection(of task: URLSessionTask, in session: URLSession, response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
         let delegate = table.delegate(for: task)
         delegate?.didRedirect()
@@ -62,7 +75,8 @@ extension URLSessionManager: URLSessionDataDelegate {
             delegate?.didStopRedirect(response)
             return nil
         }
-        return override(\.taskWillPerformHTTPRedirection).map { $0(session, task, response, request) } ?? request
+        let accepted = override(\.taskWillPerformHTTPRedirection).map { $0(session, task, response, request) } ?? request
+        return accepted.map(sessionConfiguration.addingCookies)
     }
 
     /// Updates upload progress.

@@ -39,9 +39,10 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var session: URLSession?
         var acceptsTasks = true
         var securityPolicy = SecurityPolicy.default
-        /// Carries the tasks of a policy that needs enforcement; made on first use, replaced
-        /// with the policy or the session.
-        var transport: CurlTransport?
+        /// Carries the tasks on libcurl; made on first use, replaced with the policy or the
+        /// session.
+        var curlTransport: CurlTransport?
+        var receiveWindowLimit = CurlReceiveWindow.defaultLimit
     }
 
     private struct Configuration {
@@ -55,6 +56,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     public let operationQueue: OperationQueue
     /// The configuration every session of this manager is made with.
     public let sessionConfiguration: URLSessionConfiguration
+    /// What carries the requests. Default `.libcurl`.
+    public let transport: HTTPTransport
     let processingQueue = DispatchQueue(label: "AFNetworking.processing", attributes: .concurrent)
     let table = TaskDelegateTable()
     private let creation = Locked(Creation())
@@ -63,8 +66,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// A manager with `configuration`, or by default `.default` without a `URLCache`: every
     /// data task otherwise pays for a cache lookup (a directory listing under `~/.cache` on
-    /// Linux) that an API client rarely wants.
-    public init(configuration: URLSessionConfiguration? = nil) {
+    /// Linux) that an API client rarely wants. `transport` chooses what carries the requests.
+    public init(configuration: URLSessionConfiguration? = nil, transport: HTTPTransport = .libcurl) {
+        self.transport = transport
         sessionConfiguration = configuration ?? {
             let configuration = URLSessionConfiguration.default
             configuration.urlCache = nil
@@ -123,7 +127,19 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         creation.withLock { state in
             guard state.securityPolicy != policy else { return }
             state.securityPolicy = policy
-            state.transport = nil
+            state.curlTransport = nil
+        }
+    }
+
+    /// How many bytes of a body the libcurl transport reads ahead of the delegate queue before
+    /// it pauses reading, for tasks created from now on. Default 8 MiB; tests lower it.
+    package var receiveWindowLimit: Int {
+        get { creation.withLock { $0.receiveWindowLimit } }
+        set {
+            creation.withLock { state in
+                state.receiveWindowLimit = newValue
+                state.curlTransport = nil
+            }
         }
     }
 
@@ -195,9 +211,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         request.httpBodyStream = nil
         request.httpBody = bodyData
         return try makeTask(kind: .upload, request: request, credential: credential,
-                            handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler))) {
-            $0.dataTask(with: $1)
-        }
+                            handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler)))
     }
 
     /// Uploads the request's `httpBodyStream`. The stream is sent chunked; a `Content-Length`
@@ -292,23 +306,92 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         downloadProgress: ProgressHandler? = nil, serializer: (any URLResponseSerialization)? = nil, completion: TaskCompletion?
     ) throws -> URLSessionTask {
         try makeTask(kind: request.httpBodyStream == nil ? .data : .upload, request: request, credential: credential, serializer: serializer,
-                     handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion)) {
-            $0.dataTask(with: $1)
-        }
+                     handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion))
     }
 
-    /// An upload of the file at `fileURL`: URLSession's file upload, or for a policy that
-    /// needs enforcement a stream of the file with its length, since a custom protocol never
-    /// sees the body of an upload task.
+    /// An upload of the file at `fileURL`: URLSession's file upload, or on libcurl a stream of
+    /// the file with its length, since a custom protocol never sees the body of an upload task.
     func makeFileUploadTask(
         request: URLRequest, fileURL: URL, credential: URLCredential?, serializer: (any URLResponseSerialization)? = nil,
         handlers: TaskDelegate.Handlers
     ) throws -> URLSessionTask {
-        guard securityPolicy.needsEnforcement else {
-            return try makeTask(kind: .upload, request: request, credential: credential, serializer: serializer, handlers: handlers) {
-                $0.uploadTask(with: $1, fromFile: fileURL)
+        try makeTask(kind: .upload, request: request, uploadFile: fileURL, credential: credential, serializer: serializer, handlers: handlers)
+    }
+
+    func makeDownloadTask(
+        request: URLRequest, writer: DownloadWriter, credential: URLCredential?, progress: ProgressHandler?,
+        destination: DownloadDestination?, options: DownloadOptions, completion: TaskCompletion?
+    ) throws -> URLSessionTask {
+        try makeTask(kind: .download, request: request, credential: credential, writer: writer,
+                     handlers: .init(downloadProgress: progress, completion: completion, destination: destination, downloadOptions: options))
+    }
+
+    private static func taskCompletion(_ handler: CompletionHandler?) -> TaskCompletion? {
+        guard let handler else { return nil }
+        return { _, response, object, error in handler(response, object, error) }
+    }
+
+    /// Creates the task from the prepared request (a data task, or for `uploadFile` on
+    /// URLSession's own protocol an upload task) and registers its delegate under the manager's
+    /// lock, so that no task is ever created on an invalidated session (URLSession on Linux
+    /// kills the process).
+    func makeTask(
+        kind: TaskDelegate.Kind, request: URLRequest, uploadFile: URL? = nil, credential: URLCredential?,
+        serializer: (any URLResponseSerialization)? = nil, writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers
+    ) throws -> URLSessionTask {
+        let configuration = configuration.withLock { $0 }
+        return try creation.withLock { state in
+            guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
+            let session = currentSession(&state)
+            let curlTransport = try currentCurlTransport(&state)
+            var request = request
+            if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
+            let (prepared, bodyStream) = Self.prepared(request, carriedBy: curlTransport)
+            let task = if let uploadFile, curlTransport == nil {
+                session.uploadTask(with: prepared, fromFile: uploadFile)
+            } else {
+                session.dataTask(with: prepared)
             }
+            table.insert(TaskDelegate(
+                task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
+                bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
+                session: session, isCarriedByLibcurl: curlTransport != nil, completionQueue: configuration.completionQueue,
+                processingQueue: processingQueue))
+            return task
         }
+    }
+
+    private func currentSession(_ state: inout Creation) -> URLSession {
+        if let session = state.session { return session }
+        // Every session can carry libcurl tasks; the protocol takes only requests marked for it.
+        let configuration = sessionConfiguration.copy() as? URLSessionConfiguration ?? sessionConfiguration
+        configuration.protocolClasses = [CurlURLProtocol.self] + (configuration.protocolClasses ?? [])
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: operationQueue)
+        state.session = session
+        state.curlTransport = nil
+        return session
+    }
+
+    /// The libcurl transport for the policy, when the manager's transport is libcurl or the
+    /// policy needs enforcement. Throws when a policy needs it and it cannot be had; the default
+    /// policy then falls back to URLSession's own protocol.
+    private func currentCurlTransport(_ state: inout Creation) throws -> CurlTransport? {
+        let policy = state.securityPolicy
+        guard transport == .libcurl || policy.needsEnforcement else { return nil }
+        if let curlTransport = state.curlTransport { return curlTransport }
+        do {
+            let curlTransport = try CurlTransport(
+                policy: policy, configuration: sessionConfiguration, receiveWindowLimit: state.receiveWindowLimit, observer: self)
+            state.curlTransport = curlTransport
+            return curlTransport
+        } catch {
+            guard policy.needsEnforcement else { return nil }
+            throw SessionError.securityPolicyUnavailable(reason: "\(error)")
+        }
+    }
+
+    /// `request` with the file at `fileURL` as a body stream and its length as `Content-Length`.
+    private static func streaming(_ fileURL: URL, as request: URLRequest) throws -> URLRequest {
         guard let stream = InputStream(url: fileURL),
               let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.size] as? NSNumber else {
             throw SessionError.bodyStreamFailed(underlying: CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: fileURL.path]))
@@ -317,70 +400,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         streamed.httpBody = nil
         streamed.httpBodyStream = stream
         streamed.setValue(size.stringValue, forHTTPHeaderField: "Content-Length")
-        return try makeTask(kind: .upload, request: streamed, credential: credential, serializer: serializer, handlers: handlers) {
-            $0.dataTask(with: $1)
-        }
-    }
-
-    func makeDownloadTask(
-        request: URLRequest, writer: DownloadWriter, credential: URLCredential?, progress: ProgressHandler?,
-        destination: DownloadDestination?, options: DownloadOptions, completion: TaskCompletion?
-    ) throws -> URLSessionTask {
-        try makeTask(kind: .download, request: request, credential: credential, writer: writer,
-                     handlers: .init(downloadProgress: progress, completion: completion, destination: destination, downloadOptions: options)) {
-            $0.dataTask(with: $1)
-        }
-    }
-
-    private static func taskCompletion(_ handler: CompletionHandler?) -> TaskCompletion? {
-        guard let handler else { return nil }
-        return { _, response, object, error in handler(response, object, error) }
-    }
-
-    /// Creates the task from the prepared request and registers its delegate under the
-    /// manager's lock, so that no task is ever created on an invalidated session (URLSession on
-    /// Linux kills the process).
-    func makeTask(
-        kind: TaskDelegate.Kind, request: URLRequest, credential: URLCredential?, serializer: (any URLResponseSerialization)? = nil,
-        writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers, create: (URLSession, URLRequest) -> URLSessionTask
-    ) throws -> URLSessionTask {
-        let configuration = configuration.withLock { $0 }
-        return try creation.withLock { state in
-            guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
-            let session = currentSession(&state)
-            let transport = try currentTransport(&state)
-            let (prepared, bodyStream) = Self.prepared(request, carriedBy: transport)
-            let task = create(session, prepared)
-            table.insert(TaskDelegate(
-                task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
-                bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
-                session: session, isPinned: transport != nil, completionQueue: configuration.completionQueue, processingQueue: processingQueue))
-            return task
-        }
-    }
-
-    private func currentSession(_ state: inout Creation) -> URLSession {
-        if let session = state.session { return session }
-        // Every session can carry pinned tasks; the protocol takes only requests marked for it.
-        let configuration = sessionConfiguration.copy() as? URLSessionConfiguration ?? sessionConfiguration
-        configuration.protocolClasses = [PinnedURLProtocol.self] + (configuration.protocolClasses ?? [])
-        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: operationQueue)
-        state.session = session
-        state.transport = nil
-        return session
-    }
-
-    /// The transport for the policy, when it needs enforcement; throws when it cannot be had.
-    private func currentTransport(_ state: inout Creation) throws -> CurlTransport? {
-        guard state.securityPolicy.needsEnforcement else { return nil }
-        if let transport = state.transport { return transport }
-        do {
-            let transport = try CurlTransport(policy: state.securityPolicy, observer: self)
-            state.transport = transport
-            return transport
-        } catch {
-            throw SessionError.securityPolicyUnavailable(reason: "\(error)")
-        }
+        return streamed
     }
 
     /// The request as URLSession on Linux can send it, or as `transport` carries it:
@@ -404,7 +424,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             request.httpBodyStream = stream
         }
         guard let transport else { return (request, stream) }
-        return (PinnedURLProtocol.request(request, carriedBy: transport), stream)
+        return (CurlURLProtocol.request(request, carriedBy: transport), stream)
     }
 
     private static func knownLength(of request: URLRequest) -> Int64? {

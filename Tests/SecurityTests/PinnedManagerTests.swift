@@ -22,9 +22,12 @@ final class PinnedManagerTests: XCTestCase {
         addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
     }
 
+    /// A POST of raw bytes (without a type, the body would be sent as a form, as URLSession
+    /// sends it, and httpbin would parse it).
     private func post(_ path: String = "/post") -> URLRequest {
         var request = URLRequest(url: server.url(path))
         request.httpMethod = "POST"
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         return request
     }
 

@@ -19,7 +19,7 @@ final class LifecycleTests: XCTestCase {
         weak var weakManager: URLSessionManager?
         let url = try HTTPBin.url("/get")
         try {
-            let manager = URLSessionManager()
+            let manager = URLSessionManager(transport: .underTest)
             weakManager = manager
             let recorder = CompletionRecorder()
             let task = try manager.dataTask(with: URLRequest(url: url), downloadProgress: { _ in _ = manager }, completionHandler: { response, object, error in
@@ -40,7 +40,7 @@ final class LifecycleTests: XCTestCase {
         let recorder = CompletionRecorder(count: 3)
         let url = try HTTPBin.url("/delay/1")
         try {
-            let manager = URLSessionManager()
+            let manager = URLSessionManager(transport: .underTest)
             weakManager = manager
             for _ in 0..<3 { manager.resume(try manager.dataTask(with: URLRequest(url: url), completionHandler: recorder.handler)) }
             manager.invalidateSession(cancelingTasks: false)
@@ -74,7 +74,7 @@ final class LifecycleTests: XCTestCase {
         let url = try HTTPBin.url("/get")
         let recorder = CompletionRecorder()
         try {
-            let manager = URLSessionManager()
+            let manager = URLSessionManager(transport: .underTest)
             weakManager = manager
             _ = try manager.dataTask(with: URLRequest(url: url), completionHandler: recorder.handler)
             manager.invalidateSession(cancelingTasks: true)

@@ -40,7 +40,7 @@ final class URLSessionManagerConcurrencyTests: XCTestCase {
         let ledger = Ledger(count: total)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let manager = URLSessionManager()
+        let manager = URLSessionManager(transport: .underTest)
         defer { manager.invalidateSession(cancelingTasks: true) }
         manager.responseSerializer = HTTPResponseSerializer()
         let base = try HTTPBin.url("")

@@ -132,7 +132,7 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testInvalidatingWithoutResetRefusesNewTasks() throws {
-        let manager = URLSessionManager()
+        let manager = URLSessionManager(transport: .underTest)
         manager.invalidateSession(cancelingTasks: false)
         XCTAssertThrowsError(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")))) { error in
             guard case .sessionInvalidated? = error as? SessionError else { return XCTFail("got \(error)") }
@@ -151,7 +151,7 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testInvalidatingAndCancellingCompletesInFlightTasksWithCancelled() throws {
-        let manager = URLSessionManager()
+        let manager = URLSessionManager(transport: .underTest)
         let invalidated = expectation(description: "invalidated")
         var overrides = SessionDelegateOverrides()
         overrides.sessionDidBecomeInvalid = { _, _ in invalidated.fulfill() }

@@ -17,6 +17,8 @@ int afn_easy_setopt_long(void *easy, int option, long value);
 int afn_easy_setopt_pointer(void *easy, int option, const void *value);
 int afn_easy_setopt_off(void *easy, int option, int64_t value);
 const char *afn_easy_strerror(int code);
+/// curl_easy_pause: `bitmask` 0 resumes a transfer paused by its write callback.
+int afn_easy_pause(void *easy, int bitmask);
 
 void *afn_slist_append(void *list, const char *string);
 void afn_slist_free_all(void *list);

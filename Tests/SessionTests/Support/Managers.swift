@@ -6,17 +6,23 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
+extension HTTPTransport {
+    /// The transport the session tests run on: `.libcurl`, or `.urlSession` when the
+    /// environment sets `AFN_TEST_TRANSPORT=urlSession` (`scripts/test.sh` runs them both ways).
+    static let underTest: HTTPTransport = ProcessInfo.processInfo.environment["AFN_TEST_TRANSPORT"] == "urlSession" ? .urlSession : .libcurl
+}
+
 extension XCTestCase {
     /// An `HTTPSessionManager` for the local httpbin, invalidated when the test ends.
     func makeHTTPBinManager(configuration: URLSessionConfiguration? = nil) throws -> HTTPSessionManager {
-        let manager = HTTPSessionManager(baseURL: try HTTPBin.url("/"), configuration: configuration)
+        let manager = HTTPSessionManager(baseURL: try HTTPBin.url("/"), configuration: configuration, transport: .underTest)
         addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
         return manager
     }
 
     /// A `URLSessionManager`, invalidated when the test ends.
     func makeManager() -> URLSessionManager {
-        let manager = URLSessionManager()
+        let manager = URLSessionManager(transport: .underTest)
         addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
         return manager
     }

@@ -1,0 +1,52 @@
+import AFSerialization
+
+/// How far a libcurl transfer may read ahead of the consumer of its body. URLSession queues
+/// every chunk a protocol loads for the delegate queue; when the network outruns the consumer
+/// (a download written to a slow disk), that queue would hold the difference in memory. The
+/// transfer admits a chunk only while fewer than `limit` bytes wait, and pauses reading
+/// otherwise; the consumer reports what it has processed and resumes the transfer once half
+/// the window is free.
+package final class CurlReceiveWindow: Sendable {
+    private struct State {
+        var outstanding = 0
+        var paused = false
+    }
+
+    /// Bytes loaded but not yet consumed before reading pauses. 8 MiB.
+    package static let defaultLimit = 8 << 20
+
+    /// The bytes that may wait for the consumer.
+    package let limit: Int
+    private let state = Locked(State())
+    private let resume: @Sendable () -> Void
+
+    /// A window of `limit` bytes; `resume` restarts reading and may be called on any thread.
+    package init(limit: Int = CurlReceiveWindow.defaultLimit, resume: @escaping @Sendable () -> Void) {
+        self.limit = limit
+        self.resume = resume
+    }
+
+    /// Whether the transfer may hand `count` more bytes to URLSession now; if not, it pauses
+    /// and is resumed by `consumed(_:)`.
+    package func admit(_ count: Int) -> Bool {
+        state.withLock { state in
+            guard state.outstanding < limit else {
+                state.paused = true
+                return false
+            }
+            state.outstanding += count
+            return true
+        }
+    }
+
+    /// The consumer processed `count` bytes of the body.
+    package func consumed(_ count: Int) {
+        let resumes: Bool = state.withLock { state in
+            state.outstanding -= count
+            guard state.paused, state.outstanding <= limit / 2 else { return false }
+            state.paused = false
+            return true
+        }
+        if resumes { resume() }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The parts of a `URLSessionConfiguration` that URLSession leaves to the protocol carrying a
+/// request, applied by `CurlTransfer` as URLSession's own protocol applies them. (URLSession
+/// adds stored cookies to each task's request itself, and the manager to redirects.)
+struct CurlSessionSettings: @unchecked Sendable {
+    // @unchecked: only `cookieStorage` is not Sendable; HTTPCookieStorage locks itself.
+
+    /// Sent with every request unless the request sets the same header (any case).
+    let additionalHeaders: [(name: String, value: String)]
+    /// Receives the cookies of responses, unless the accept policy is `.never`.
+    let cookieStorage: HTTPCookieStorage?
+    /// Connections libcurl opens to one host at most.
+    let maximumConnectionsPerHost: Int
+
+    init(_ configuration: URLSessionConfiguration) {
+        additionalHeaders = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
+            guard let name = key as? String else { return nil }
+            return (name, "\(value)")
+        }.sorted { $0.name < $1.name }
+        cookieStorage = configuration.httpCookieAcceptPolicy == .never ? nil : configuration.httpCookieStorage
+        maximumConnectionsPerHost = max(1, configuration.httpMaximumConnectionsPerHost)
+    }
+
+    /// `request`'s headers over the additional headers, without the ones `excluded` names
+    /// (lower-case).
+    func headers(of request: URLRequest, excluding excluded: Set<String>) -> [(name: String, value: String)] {
+        let own = request.allHTTPHeaderFields ?? [:]
+        let ownNames = Set(own.keys.map { $0.lowercased() })
+        let inherited = additionalHeaders.filter { !ownNames.contains($0.name.lowercased()) }
+        let merged = inherited + own.map { (name: $0.key, value: $0.value) }.sorted { $0.name < $1.name }
+        return merged.filter { !excluded.contains($0.name.lowercased()) }
+    }
+
+    /// Stores the cookies of a response from `url`, one `Set-Cookie` value at a time (joined,
+    /// the commas of their dates would split them wrongly).
+    func storeCookies(_ setCookieValues: [String], from url: URL) {
+        guard let storage = cookieStorage else { return }
+        let cookies = setCookieValues.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+        if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a `CurlTransport` asks of the manager that owns it, for the parts of a task URLSession
+/// cannot carry for a custom protocol (upload progress, redirect decisions, credentials, the
+/// consumer's pace).
+/// Called on URLSession's work queue; implementations must not wait on task creation.
+package protocol CurlTransferObserver: AnyObject, Sendable {
+    /// The body bytes sent so far, and the body's length (-1 when unknown).
+    func curlTask(_ task: URLSessionTask, didSendBodyData totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
+    /// The request to follow a redirect with, or `nil` to deliver the redirect response.
+    func curlTask(_ task: URLSessionTask, willRedirectWith response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
+    /// The window through which `task`'s body arrives: the consumer reports every chunk it
+    /// processed to it. Called before the first chunk.
+    func curlTask(_ task: URLSessionTask, receivesBodyThrough window: CurlReceiveWindow)
+    /// The credential that answers the first HTTP Basic challenge of `task`, the 401 `response`,
+    /// if any. A challenge left unanswered reaches URLSession's delegate with the response.
+    func curlTask(_ task: URLSessionTask, credentialFor response: HTTPURLResponse) -> URLCredential?
+}

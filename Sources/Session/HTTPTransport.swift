@@ -1,0 +1,12 @@
+/// What carries a manager's HTTP requests under its `URLSession`. Either way URLSession owns
+/// the tasks and calls the manager as its delegate; only the protocol beneath differs.
+public enum HTTPTransport: Sendable, Equatable {
+    /// libcurl driven by the manager's own event sources: one multi handle, no thread per
+    /// request, reading paused while a consumer falls behind, every HTTPS connection checked
+    /// against the manager's `SecurityPolicy` in the handshake. Default. Falls back to
+    /// `urlSession` for the default policy when libcurl or OpenSSL cannot be loaded.
+    case libcurl
+    /// URLSession's own HTTP protocol, with its Linux limits (no trust hook, no back-pressure,
+    /// more work per request). A policy that needs enforcement still uses libcurl.
+    case urlSession
+}
