@@ -13,6 +13,7 @@ import FoundationNetworking
 /// task requested after invalidation throws instead of killing the process; downloads are
 /// written by the manager (temporary files are always removed, cancelled downloads can
 /// resume); 307/308 redirects never re-send a request without its body; metrics are measured.
+/// Requests travel on libcurl beneath the session by default (`HTTPTransport`).
 ///
 /// URLSession retains its delegate until the session is invalidated: call
 /// `invalidateSession(cancelingTasks:resetSession:)` when done with a manager, or it lives on.
@@ -111,11 +112,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         set { configuration.withLock { $0.completionGroup = newValue } }
     }
 
-    /// How HTTPS servers are trusted. Default `.default`: URLSession's own checks. With any
-    /// other policy, tasks created from then on are carried by libcurl and OpenSSL, and every
-    /// HTTPS connection is checked against the policy during the TLS handshake: a rejected
-    /// server gets no byte of the request, and the task fails with
-    /// `URLError.serverCertificateUntrusted` carrying the `TrustEvaluation`.
+    /// How HTTPS servers are trusted. Default `.default`: the system's trust store and the
+    /// hostname. The libcurl transport checks every HTTPS connection against the policy during
+    /// the TLS handshake: a rejected server gets no byte of the request, and the task fails with
+    /// `URLError.serverCertificateUntrusted` carrying the `TrustEvaluation`. A policy other than
+    /// `.default` uses the libcurl transport also when `transport` is `.urlSession`.
     /// AFNetworking: `securityPolicy`.
     public var securityPolicy: SecurityPolicy {
         creation.withLock { $0.securityPolicy }
