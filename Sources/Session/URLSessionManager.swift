@@ -133,7 +133,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     }
 
     /// How many bytes of a body the libcurl transport reads ahead of the delegate queue before
-    /// it pauses reading, for tasks created from now on. Default 8 MiB; tests lower it.
+    /// it pauses reading, for tasks created from now on. Default 1 MiB; tests lower it.
     package var receiveWindowLimit: Int {
         get { creation.withLock { $0.receiveWindowLimit } }
         set {
