@@ -137,7 +137,7 @@ final class CurlTransfer: @unchecked Sendable {
             _ = afn_easy_setopt_off(easy, CurlOption.inFileSizeLarge, uploadLength)
         }
         if method != "GET", method != "HEAD" { setString(CurlOption.customRequest, method) }
-        // URLSession's own protocol gives a POST body without a type this one.
+        // URLSession's own protocol gives this type to a POST body that has none.
         if method == "POST", uploadLength != 0, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
             headers.append((name: "Content-Type", value: "application/x-www-form-urlencoded"))
         }
