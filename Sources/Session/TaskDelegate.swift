@@ -129,9 +129,10 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// Returns the bytes now received in total, counting a resumed download's partial file.
     func didReceive(data: Data) -> Int64 {
-        let window = state.withLock { $0.receiveWindow }
+        var window: CurlReceiveWindow?
         defer { window?.consumed(data.count) }
         let (failed, total): (Bool, Int64) = state.withLock { state in
+            window = state.receiveWindow
             state.bytesReceived += Int64(data.count)
             guard let writer = state.writer else {
                 state.data.append(data)

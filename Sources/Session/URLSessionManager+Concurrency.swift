@@ -151,8 +151,8 @@ extension URLSessionManager {
                 return try self.makeDataTask(with: request, credential: credential, uploadProgress: progress,
                                              serializer: serializer, completion: completion)
             }
-            return try self.makeFileUploadTask(request: request, fileURL: fileURL, credential: credential, serializer: serializer,
-                                               handlers: .init(uploadProgress: progress, completion: completion))
+            return try self.makeTask(kind: .upload, request: request, uploadFile: fileURL, credential: credential, serializer: serializer,
+                                     handlers: .init(uploadProgress: progress, completion: completion))
         }
     }
 

@@ -197,8 +197,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         with request: URLRequest, fromFile fileURL: URL, credential: URLCredential? = nil,
         progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
     ) throws -> URLSessionTask {
-        try makeFileUploadTask(request: request, fileURL: fileURL, credential: credential,
-                               handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler)))
+        try makeTask(kind: .upload, request: request, uploadFile: fileURL, credential: credential,
+                     handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler)))
     }
 
     /// Uploads `bodyData` as the body of `request`. Sent as the request's body rather than
@@ -310,15 +310,6 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                      handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion))
     }
 
-    /// An upload of the file at `fileURL`: URLSession's file upload, or on libcurl a stream of
-    /// the file with its length, since a custom protocol never sees the body of an upload task.
-    func makeFileUploadTask(
-        request: URLRequest, fileURL: URL, credential: URLCredential?, serializer: (any URLResponseSerialization)? = nil,
-        handlers: TaskDelegate.Handlers
-    ) throws -> URLSessionTask {
-        try makeTask(kind: .upload, request: request, uploadFile: fileURL, credential: credential, serializer: serializer, handlers: handlers)
-    }
-
     func makeDownloadTask(
         request: URLRequest, writer: DownloadWriter, credential: URLCredential?, progress: ProgressHandler?,
         destination: DownloadDestination?, options: DownloadOptions, completion: TaskCompletion?
@@ -333,7 +324,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     }
 
     /// Creates the task from the prepared request (a data task, or for `uploadFile` on
-    /// URLSession's own protocol an upload task) and registers its delegate under the manager's
+    /// URLSession's own protocol an upload task; on libcurl the file becomes a body stream with
+    /// its length, since a custom protocol never sees the body of an upload task) and registers its delegate under the manager's
     /// lock, so that no task is ever created on an invalidated session (URLSession on Linux
     /// kills the process).
     func makeTask(

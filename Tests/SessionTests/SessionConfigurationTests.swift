@@ -52,13 +52,24 @@ final class SessionConfigurationTests: XCTestCase {
 
     func testStoredCookiesAreNotSentWhenTheConfigurationSetsNone() async throws {
         let storing = try manager { $0.httpCookieStorage = .shared }
-        _ = try await storing.get("cookies/set", parameters: [cookieName: "v1"], as: Cookies.self)
+        let stored = try await storing.get("cookies/set", parameters: [cookieName: "v1"], as: Cookies.self)
+        XCTAssertEqual(stored.cookies[cookieName], "v1", "the cookie was not stored in the first place")
         let manager = try manager {
             $0.httpCookieStorage = .shared
             $0.httpShouldSetCookies = false
         }
         let echo = try await manager.get("cookies", as: Cookies.self)
         XCTAssertNil(echo.cookies[cookieName])
+    }
+
+    func testNoCookieIsStoredWhenTheConfigurationAcceptsNone() async throws {
+        let manager = try manager {
+            $0.httpCookieStorage = .shared
+            $0.httpCookieAcceptPolicy = .never
+        }
+        let redirected = try await manager.get("cookies/set", parameters: [cookieName: "v1"], as: Cookies.self)
+        XCTAssertNil(redirected.cookies[cookieName])
+        XCTAssertFalse((HTTPCookieStorage.shared.cookies ?? []).contains { $0.name == cookieName })
     }
 
     func testAPOSTBodyWithoutAContentTypeIsSentAsAForm() async throws {
