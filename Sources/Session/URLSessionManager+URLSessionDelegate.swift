@@ -7,8 +7,17 @@ import FoundationNetworking
 /// `TaskDelegate` and forwards the event, after the override closure if one is set.
 /// These are URLSession's entry points; do not call them yourself.
 extension URLSessionManager: URLSessionDataDelegate {
-    /// Posts `Notification.Name.sessionDidInvalidate` after the override closure.
+    /// Completes the session's tasks that have not completed with `URLError.cancelled`, then
+    /// posts `Notification.Name.sessionDidInvalidate` after the override closure. URLSession on
+    /// Linux forgets its delegate right after this call, and a task whose cancellation had not
+    /// reached the delegate yet would otherwise never complete; a completion URLSession still
+    /// delivers afterwards finds the task gone from the table and is ignored.
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        for delegate in table.all where delegate.session === session {
+            let url = delegate.task.originalRequest?.url
+            urlSession(session, task: delegate.task, didCompleteWithError: URLError(
+                .cancelled, userInfo: url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]))
+        }
         override(\.sessionDidBecomeInvalid)?(session, error)
         NotificationCenter.default.post(name: .sessionDidInvalidate, object: session)
     }

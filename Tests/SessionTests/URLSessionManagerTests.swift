@@ -163,6 +163,21 @@ final class URLSessionManagerTests: XCTestCase {
         XCTAssertEqual((recorder.first.error as? URLError)?.code, .cancelled)
     }
 
+    /// URLSession on Linux forgets its delegate right after reporting the invalidation; a task
+    /// whose cancellation had not reached the delegate by then never completed (about one
+    /// manager in fifteen, so thirty are tried).
+    func testInvalidatingRightAfterResumingCompletesTheTaskOfEveryManagerExactlyOnce() throws {
+        let managers = (0..<30).map { _ in URLSessionManager(transport: .underTest) }
+        let recorder = CompletionRecorder(count: managers.count)
+        for manager in managers {
+            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/delay/5")), completionHandler: recorder.handler))
+            manager.invalidateSession(cancelingTasks: true)
+        }
+        wait(for: [recorder.expectation], timeout: 10)
+        XCTAssertEqual(recorder.completions.compactMap { ($0.error as? URLError)?.code }, Array(repeating: .cancelled, count: managers.count))
+        XCTAssertEqual(managers.map(\.tasks.count), Array(repeating: 0, count: managers.count))
+    }
+
     func testResumeAndSuspendThroughTheManagerPostNotifications() throws {
         let manager = makeManager()
         let resumed = NotificationLog(.taskDidResume)
