@@ -22,9 +22,10 @@ let package = Package(
         .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking"], path: "Benchmarks"),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking"], path: "Tests/TransportExitProbe"),
         .testTarget(name: "SerializationTests", dependencies: ["AFSerialization", "TestSupport"], path: "Tests/SerializationTests"),
         .testTarget(name: "AFNCommandTests", dependencies: ["afn", "TestSupport"], path: "Tests/AFNCommandTests"),
-        .testTarget(name: "SecurityTests", dependencies: ["AFSecurity", "AFSession", "AFSerialization", "TestSupport"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
+        .testTarget(name: "SecurityTests", dependencies: ["AFSecurity", "AFSession", "AFSerialization", "TestSupport", "transport-exit-probe"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["AFReachability", "AFSerialization"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFSecurity", "AFSerialization", "TestSupport"], path: "Tests/SessionTests"),
     ]

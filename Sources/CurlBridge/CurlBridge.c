@@ -2,7 +2,10 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 // libdispatch is always loaded with Foundation; its C header is not on the C include path.
 extern void *dispatch_get_current_queue(void);
@@ -60,6 +63,41 @@ static struct {
     void (*sk_free)(void *);
     void (*crypto_free)(void *, const char *, int);
 } api;
+
+// The exit gate. OpenSSL registers OPENSSL_cleanup with atexit, which frees its global state
+// (the ex_data locks among it) while other threads may still be inside libcurl or OpenSSL:
+// a manager released on a dispatch worker as the process exits ran curl_multi_cleanup ->
+// SSL_CTX_free -> X509_STORE_free -> CRYPTO_free_ex_data on a freed lock and crashed (SEGV
+// at 0x18 in pthread_rwlock_unlock). Every entry point below that can reach OpenSSL's state
+// passes the gate; `close_gate_at_exit`, registered after OpenSSL's own handler and so run
+// before it, closes the gate and waits for the calls already inside. Once it is closed,
+// cleanups are skipped (the process is ending) and transfers make no progress.
+static atomic_int gate_users;
+static atomic_int gate_closed;
+static _Thread_local int gate_depth;
+
+static int gate_enter(void) {
+    atomic_fetch_add(&gate_users, 1);
+    if (atomic_load(&gate_closed)) {
+        atomic_fetch_sub(&gate_users, 1);
+        return 0;
+    }
+    gate_depth++;
+    return 1;
+}
+
+static void gate_leave(void) {
+    gate_depth--;
+    atomic_fetch_sub(&gate_users, 1);
+}
+
+static void close_gate_at_exit(void) {
+    atomic_store(&gate_closed, 1);
+    // Calls inside the gate are short (no call blocks on the network); the bound keeps a
+    // stuck thread from holding up the exit. This thread's own calls, if exit() was called
+    // from inside one, are not waited for.
+    for (int waited = 0; atomic_load(&gate_users) > gate_depth && waited < 5000; waited++) usleep(1000);
+}
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[256];
@@ -125,6 +163,12 @@ static void load(void) {
         snprintf(load_error, sizeof load_error, "curl_global_init failed");
         return;
     }
+    // OpenSSL is initialized by now (by this call or an earlier one), its atexit handler
+    // registered; handlers run in reverse order, so the gate closes before OpenSSL cleans up.
+    if (atexit(close_gate_at_exit) != 0) {
+        snprintf(load_error, sizeof load_error, "atexit failed");
+        return;
+    }
     loaded = 1;
 }
 
@@ -135,24 +179,48 @@ int afn_bridge_load(char *error, size_t error_length) {
 }
 
 void *afn_easy_init(void) { return api.easy_init(); }
-void afn_easy_cleanup(void *easy) { api.easy_cleanup(easy); }
+void afn_easy_cleanup(void *easy) {
+    if (!gate_enter()) return;
+    api.easy_cleanup(easy);
+    gate_leave();
+}
 int afn_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
 int afn_easy_setopt_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
 int afn_easy_setopt_off(void *easy, int option, int64_t value) { return api.easy_setopt(easy, option, (long long)value); }
 const char *afn_easy_strerror(int code) { return api.easy_strerror(code); }
-int afn_easy_pause(void *easy, int bitmask) { return api.easy_pause(easy, bitmask); }
+int afn_easy_pause(void *easy, int bitmask) {
+    // Resuming delivers buffered data and may read from the connection.
+    if (!gate_enter()) return -1;
+    int result = api.easy_pause(easy, bitmask);
+    gate_leave();
+    return result;
+}
 
 void *afn_slist_append(void *list, const char *string) { return api.slist_append(list, string); }
 void afn_slist_free_all(void *list) { api.slist_free_all(list); }
 
 void *afn_multi_init(void) { return api.multi_init(); }
-void afn_multi_cleanup(void *multi) { api.multi_cleanup(multi); }
+void afn_multi_cleanup(void *multi) {
+    if (!gate_enter()) return;
+    api.multi_cleanup(multi);
+    gate_leave();
+}
 int afn_multi_setopt_long(void *multi, int option, long value) { return api.multi_setopt(multi, option, value); }
 int afn_multi_setopt_pointer(void *multi, int option, const void *value) { return api.multi_setopt(multi, option, value); }
 int afn_multi_add_handle(void *multi, void *easy) { return api.multi_add_handle(multi, easy); }
-int afn_multi_remove_handle(void *multi, void *easy) { return api.multi_remove_handle(multi, easy); }
+int afn_multi_remove_handle(void *multi, void *easy) {
+    // Removing an unfinished transfer closes its connection.
+    if (!gate_enter()) return -1;
+    int result = api.multi_remove_handle(multi, easy);
+    gate_leave();
+    return result;
+}
+
 int afn_multi_socket_action(void *multi, int socket, int events, int *running) {
-    return api.multi_socket_action(multi, socket, events, running);
+    if (!gate_enter()) return -1;
+    int result = api.multi_socket_action(multi, socket, events, running);
+    gate_leave();
+    return result;
 }
 
 int afn_multi_next_done(void *multi, void **easy, int *result) {
@@ -212,7 +280,7 @@ static void *decode(const unsigned char *der, int length) {
 int afn_verify_chain(const unsigned char *const *chain, const int *chain_lengths, int chain_count,
                      const unsigned char *const *anchors, const int *anchor_lengths, int anchor_count,
                      afn_der_sink sink, void *context) {
-    if (chain_count < 1) return -1;
+    if (chain_count < 1 || !gate_enter()) return -1;
     int status = -1;
     void *store = api.store_new();
     void *untrusted = api.sk_new_null();
@@ -252,6 +320,7 @@ done:
         api.sk_free(untrusted);
     }
     if (store) api.store_free(store);
+    gate_leave();
     return status;
 }
 
