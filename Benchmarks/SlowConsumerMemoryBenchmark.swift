@@ -1,5 +1,5 @@
 import AFNetworking
-import AFSerialization
+import AFLocking
 import Foundation
 
 /// A progress consumer that takes 0.5 ms per call, fed by a 256 MiB download served at

@@ -1,5 +1,5 @@
 import AFNetworking
-import AFSerialization
+import AFLocking
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import AFSerialization
+import AFLocking
 import Dispatch
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import AFSerialization
+import AFLocking
 import Foundation
 
 extension Notification.Name {

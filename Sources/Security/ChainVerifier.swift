@@ -1,4 +1,4 @@
-import CurlBridge
+import OpenSSLBridge
 import Foundation
 
 /// Verifies certificate chains with the OpenSSL that FoundationNetworking loads: signatures,
@@ -8,7 +8,7 @@ enum ChainVerifier {
     /// Loads the libraries once; the reason they cannot be used, or `nil`.
     static let unavailableReason: String? = {
         var buffer = [CChar](repeating: 0, count: 256)
-        guard afn_bridge_load(&buffer, buffer.count) == 0 else { return nil }
+        guard afn_openssl_load(&buffer, buffer.count) == 0 else { return nil }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }()
 
@@ -52,10 +52,12 @@ enum ChainVerifier {
 }
 
 /// Collects DER certificates handed over by the C bridge.
-final class ChainSink {
-    private(set) var certificates: [Data] = []
+package final class ChainSink {
+    package private(set) var certificates: [Data] = []
 
-    static let collect: afn_der_sink = { der, length, context in
+    package init() {}
+
+    package static let collect: afn_der_sink = { der, length, context in
         guard let der, let context else { return }
         Unmanaged<ChainSink>.fromOpaque(context).takeUnretainedValue().certificates.append(Data(bytes: der, count: Int(length)))
     }

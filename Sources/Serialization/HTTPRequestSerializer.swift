@@ -1,3 +1,4 @@
+import AFLocking
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

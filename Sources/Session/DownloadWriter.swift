@@ -1,4 +1,4 @@
-import AFSerialization
+import AFLocking
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

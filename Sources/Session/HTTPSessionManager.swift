@@ -1,3 +1,4 @@
+import AFLocking
 import AFSecurity
 import AFSerialization
 import Foundation

@@ -1,3 +1,4 @@
+import AFLocking
 import AFSerialization
 import Foundation
 #if canImport(FoundationNetworking)

@@ -1,3 +1,4 @@
+import AFLocking
 import AFReachability
 import AFSerialization
 import Foundation

@@ -1,5 +1,6 @@
 import AFSecurity
 import Foundation
+import TestSupport
 import XCTest
 
 final class CertificateTests: XCTestCase {

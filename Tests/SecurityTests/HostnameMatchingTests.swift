@@ -1,4 +1,5 @@
 import AFSecurity
+import TestSupport
 import XCTest
 
 final class HostnameMatchingTests: XCTestCase {

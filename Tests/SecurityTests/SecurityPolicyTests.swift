@@ -1,5 +1,6 @@
 import AFSecurity
 import Foundation
+import TestSupport
 import XCTest
 
 /// AFNetworking's SecurityPolicy behaviours over the committed fixture chains.

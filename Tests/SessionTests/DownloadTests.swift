@@ -1,3 +1,4 @@
+import AFLocking
 import AFSerialization
 import AFSession
 import Foundation

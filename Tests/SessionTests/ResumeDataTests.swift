@@ -1,3 +1,4 @@
+import AFLocking
 @testable import AFSession
 import AFSerialization
 import Foundation

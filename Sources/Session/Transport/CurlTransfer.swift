@@ -1,4 +1,6 @@
-import CurlBridge
+import AFSecurity
+import LibcurlBridge
+import OpenSSLBridge
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

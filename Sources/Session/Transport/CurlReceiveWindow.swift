@@ -1,4 +1,4 @@
-import AFSerialization
+import AFLocking
 
 /// How far a libcurl transfer may read ahead of the consumer of its body. URLSession queues
 /// every chunk a protocol loads for the delegate queue; when the network outruns the consumer

@@ -1,4 +1,4 @@
-import AFSecurity
+import AFSession
 import Foundation
 import XCTest
 

@@ -1,5 +1,6 @@
-import AFSerialization
-import CurlBridge
+import AFLocking
+import AFSecurity
+import LibcurlBridge
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -37,14 +38,21 @@ package final class CurlTransport: @unchecked Sendable {
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var timer: DispatchSourceTimer?
 
-    /// A transport for `policy` and the session `configuration`, or a
-    /// `TrustFailure.verifierUnavailable` error when libcurl or OpenSSL cannot be loaded.
+    /// Loads libcurl and the OpenSSL it uses once; the reason they cannot be used, or `nil`.
+    private static let unavailableReason: String? = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard afn_curl_load(&buffer, buffer.count) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// A transport for `policy` and the session `configuration`; throws
+    /// `TransportError.libcurlUnavailable` when libcurl or OpenSSL cannot be loaded.
     package init(
         policy: SecurityPolicy, configuration: URLSessionConfiguration, receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit,
         observer: any CurlTransferObserver
     ) throws {
-        if let reason = ChainVerifier.unavailableReason { throw TrustFailure.verifierUnavailable(reason: reason) }
-        guard let multi = afn_multi_init() else { throw TrustFailure.verifierUnavailable(reason: "curl_multi_init failed") }
+        if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
+        guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
         self.policy = policy
         settings = CurlSessionSettings(configuration)
         self.receiveWindowLimit = receiveWindowLimit

@@ -1,41 +1,15 @@
-#include "CurlBridge.h"
+#include "OpenSSLBridge.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-// libdispatch is always loaded with Foundation; its C header is not on the C include path.
-extern void *dispatch_get_current_queue(void);
-extern void dispatch_retain(void *object);
-extern void dispatch_release(void *object);
-extern void dispatch_sync_f(void *queue, void *context, void (*work)(void *));
-
-typedef struct {
-    int msg;
-    void *easy_handle;
-    union { void *whatever; int result; } data;
-} curl_message;
-
 static struct {
-    int (*global_init)(long);
-    void *(*easy_init)(void);
-    void (*easy_cleanup)(void *);
-    int (*easy_setopt)(void *, int, ...);
-    const char *(*easy_strerror)(int);
-    int (*easy_pause)(void *, int);
-    void *(*slist_append)(void *, const char *);
-    void (*slist_free_all)(void *);
-    void *(*multi_init)(void);
-    int (*multi_cleanup)(void *);
-    int (*multi_setopt)(void *, int, ...);
-    int (*multi_add_handle)(void *, void *);
-    int (*multi_remove_handle)(void *, void *);
-    int (*multi_socket_action)(void *, int, int, int *);
-    curl_message *(*multi_info_read)(void *, int *);
-
+    int (*init_ssl)(uint64_t, const void *);
     void (*ctx_set_cert_verify_callback)(void *, int (*)(void *, void *), void *);
     uint64_t (*ctx_set_options)(void *, uint64_t);
     void *(*store_ctx_get0_untrusted)(void *);
@@ -68,15 +42,15 @@ static struct {
 // (the ex_data locks among it) while other threads may still be inside libcurl or OpenSSL:
 // a manager released on a dispatch worker as the process exits ran curl_multi_cleanup ->
 // SSL_CTX_free -> X509_STORE_free -> CRYPTO_free_ex_data on a freed lock and crashed (SEGV
-// at 0x18 in pthread_rwlock_unlock). Every entry point below that can reach OpenSSL's state
-// passes the gate; `close_gate_at_exit`, registered after OpenSSL's own handler and so run
-// before it, closes the gate and waits for the calls already inside. Once it is closed,
+// at 0x18 in pthread_rwlock_unlock). Every entry point here and in LibcurlBridge that can reach
+// OpenSSL's state passes the gate; `close_gate_at_exit`, registered after OpenSSL's own handler
+// and so run before it, closes the gate and waits for the calls already inside. Once it is closed,
 // cleanups are skipped (the process is ending) and transfers make no progress.
 static atomic_int gate_users;
 static atomic_int gate_closed;
 static _Thread_local int gate_depth;
 
-static int gate_enter(void) {
+int afn_gate_enter(void) {
     atomic_fetch_add(&gate_users, 1);
     if (atomic_load(&gate_closed)) {
         atomic_fetch_sub(&gate_users, 1);
@@ -86,7 +60,7 @@ static int gate_enter(void) {
     return 1;
 }
 
-static void gate_leave(void) {
+void afn_gate_leave(void) {
     gate_depth--;
     atomic_fetch_sub(&gate_users, 1);
 }
@@ -110,28 +84,13 @@ static int loaded;
     }
 
 static void load(void) {
-    void *curl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_GLOBAL);
     void *ssl = dlopen("libssl.so.3", RTLD_NOW | RTLD_GLOBAL);
     void *crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_GLOBAL);
-    if (!curl || !ssl || !crypto) {
-        snprintf(load_error, sizeof load_error, "cannot load libcurl.so.4, libssl.so.3 and libcrypto.so.3: %s", dlerror());
+    if (!ssl || !crypto) {
+        snprintf(load_error, sizeof load_error, "cannot load libssl.so.3 and libcrypto.so.3: %s", dlerror());
         return;
     }
-    BIND(curl, global_init, "curl_global_init")
-    BIND(curl, easy_init, "curl_easy_init")
-    BIND(curl, easy_cleanup, "curl_easy_cleanup")
-    BIND(curl, easy_setopt, "curl_easy_setopt")
-    BIND(curl, easy_strerror, "curl_easy_strerror")
-    BIND(curl, easy_pause, "curl_easy_pause")
-    BIND(curl, slist_append, "curl_slist_append")
-    BIND(curl, slist_free_all, "curl_slist_free_all")
-    BIND(curl, multi_init, "curl_multi_init")
-    BIND(curl, multi_cleanup, "curl_multi_cleanup")
-    BIND(curl, multi_setopt, "curl_multi_setopt")
-    BIND(curl, multi_add_handle, "curl_multi_add_handle")
-    BIND(curl, multi_remove_handle, "curl_multi_remove_handle")
-    BIND(curl, multi_socket_action, "curl_multi_socket_action")
-    BIND(curl, multi_info_read, "curl_multi_info_read")
+    BIND(ssl, init_ssl, "OPENSSL_init_ssl")
     BIND(ssl, ctx_set_cert_verify_callback, "SSL_CTX_set_cert_verify_callback")
     BIND(ssl, ctx_set_options, "SSL_CTX_set_options")
     BIND(crypto, store_ctx_get0_untrusted, "X509_STORE_CTX_get0_untrusted")
@@ -158,13 +117,12 @@ static void load(void) {
     BIND(crypto, sk_push, "OPENSSL_sk_push")
     BIND(crypto, sk_free, "OPENSSL_sk_free")
     BIND(crypto, crypto_free, "CRYPTO_free")
-    // CURL_GLOBAL_ALL; reference-counted, so harmless after FoundationNetworking's own call.
-    if (api.global_init(3) != 0) {
-        snprintf(load_error, sizeof load_error, "curl_global_init failed");
+    // OpenSSL registers its atexit clean-up on its first initialization (this call or an
+    // earlier one); handlers run in reverse order, so the gate closes before OpenSSL cleans up.
+    if (!api.init_ssl(0, NULL)) {
+        snprintf(load_error, sizeof load_error, "OPENSSL_init_ssl failed");
         return;
     }
-    // OpenSSL is initialized by now (by this call or an earlier one), its atexit handler
-    // registered; handlers run in reverse order, so the gate closes before OpenSSL cleans up.
     if (atexit(close_gate_at_exit) != 0) {
         snprintf(load_error, sizeof load_error, "atexit failed");
         return;
@@ -172,68 +130,10 @@ static void load(void) {
     loaded = 1;
 }
 
-int afn_bridge_load(char *error, size_t error_length) {
+int afn_openssl_load(char *error, size_t error_length) {
     pthread_once(&load_once, load);
     if (!loaded && error && error_length) snprintf(error, error_length, "%s", load_error);
     return loaded;
-}
-
-void *afn_easy_init(void) { return api.easy_init(); }
-void afn_easy_cleanup(void *easy) {
-    if (!gate_enter()) return;
-    api.easy_cleanup(easy);
-    gate_leave();
-}
-int afn_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
-int afn_easy_setopt_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
-int afn_easy_setopt_off(void *easy, int option, int64_t value) { return api.easy_setopt(easy, option, (long long)value); }
-const char *afn_easy_strerror(int code) { return api.easy_strerror(code); }
-int afn_easy_pause(void *easy, int bitmask) {
-    // Resuming delivers buffered data and may read from the connection.
-    if (!gate_enter()) return -1;
-    int result = api.easy_pause(easy, bitmask);
-    gate_leave();
-    return result;
-}
-
-void *afn_slist_append(void *list, const char *string) { return api.slist_append(list, string); }
-void afn_slist_free_all(void *list) { api.slist_free_all(list); }
-
-void *afn_multi_init(void) { return api.multi_init(); }
-void afn_multi_cleanup(void *multi) {
-    if (!gate_enter()) return;
-    api.multi_cleanup(multi);
-    gate_leave();
-}
-int afn_multi_setopt_long(void *multi, int option, long value) { return api.multi_setopt(multi, option, value); }
-int afn_multi_setopt_pointer(void *multi, int option, const void *value) { return api.multi_setopt(multi, option, value); }
-int afn_multi_add_handle(void *multi, void *easy) { return api.multi_add_handle(multi, easy); }
-int afn_multi_remove_handle(void *multi, void *easy) {
-    // Removing an unfinished transfer closes its connection.
-    if (!gate_enter()) return -1;
-    int result = api.multi_remove_handle(multi, easy);
-    gate_leave();
-    return result;
-}
-
-int afn_multi_socket_action(void *multi, int socket, int events, int *running) {
-    if (!gate_enter()) return -1;
-    int result = api.multi_socket_action(multi, socket, events, running);
-    gate_leave();
-    return result;
-}
-
-int afn_multi_next_done(void *multi, void **easy, int *result) {
-    int queued = 0;
-    curl_message *message;
-    while ((message = api.multi_info_read(multi, &queued))) {
-        if (message->msg == 1) { // CURLMSG_DONE
-            *easy = message->easy_handle;
-            *result = message->data.result;
-            return 1;
-        }
-    }
-    return 0;
 }
 
 int afn_ssl_ctx_set_verify(void *ssl_ctx, int (*callback)(void *, void *), void *argument) {
@@ -280,7 +180,7 @@ static void *decode(const unsigned char *der, int length) {
 int afn_verify_chain(const unsigned char *const *chain, const int *chain_lengths, int chain_count,
                      const unsigned char *const *anchors, const int *anchor_lengths, int anchor_count,
                      afn_der_sink sink, void *context) {
-    if (chain_count < 1 || !gate_enter()) return -1;
+    if (chain_count < 1 || !afn_gate_enter()) return -1;
     int status = -1;
     void *store = api.store_new();
     void *untrusted = api.sk_new_null();
@@ -320,18 +220,8 @@ done:
         api.sk_free(untrusted);
     }
     if (store) api.store_free(store);
-    gate_leave();
+    afn_gate_leave();
     return status;
 }
 
 const char *afn_verify_error_string(int code) { return api.verify_error_string(code); }
-
-void *afn_dispatch_current_queue(void) {
-    void *queue = dispatch_get_current_queue();
-    dispatch_retain(queue);
-    return queue;
-}
-
-void afn_dispatch_release(void *queue) { dispatch_release(queue); }
-
-void afn_dispatch_sync(void *queue, void *context, void (*work)(void *)) { dispatch_sync_f(queue, context, work); }

@@ -1,0 +1,153 @@
+#include "LibcurlBridge.h"
+#include "OpenSSLBridge.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+// libdispatch is always loaded with Foundation; its C header is not on the C include path.
+extern void *dispatch_get_current_queue(void);
+extern void dispatch_retain(void *object);
+extern void dispatch_release(void *object);
+extern void dispatch_sync_f(void *queue, void *context, void (*work)(void *));
+
+typedef struct {
+    int msg;
+    void *easy_handle;
+    union { void *whatever; int result; } data;
+} curl_message;
+
+static struct {
+    int (*global_init)(long);
+    void *(*easy_init)(void);
+    void (*easy_cleanup)(void *);
+    int (*easy_setopt)(void *, int, ...);
+    const char *(*easy_strerror)(int);
+    int (*easy_pause)(void *, int);
+    void *(*slist_append)(void *, const char *);
+    void (*slist_free_all)(void *);
+    void *(*multi_init)(void);
+    int (*multi_cleanup)(void *);
+    int (*multi_setopt)(void *, int, ...);
+    int (*multi_add_handle)(void *, void *);
+    int (*multi_remove_handle)(void *, void *);
+    int (*multi_socket_action)(void *, int, int, int *);
+    curl_message *(*multi_info_read)(void *, int *);
+} api;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[256];
+static int loaded;
+
+#define BIND(library, field, name) \
+    if (!(*(void **)&api.field = dlsym(library, name))) { \
+        snprintf(load_error, sizeof load_error, "%s not found: %s", name, dlerror()); \
+        return; \
+    }
+
+static void load(void) {
+    // OpenSSL first: its exit gate must be armed before any connection exists.
+    if (!afn_openssl_load(load_error, sizeof load_error)) return;
+    void *curl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_GLOBAL);
+    if (!curl) {
+        snprintf(load_error, sizeof load_error, "cannot load libcurl.so.4: %s", dlerror());
+        return;
+    }
+    BIND(curl, global_init, "curl_global_init")
+    BIND(curl, easy_init, "curl_easy_init")
+    BIND(curl, easy_cleanup, "curl_easy_cleanup")
+    BIND(curl, easy_setopt, "curl_easy_setopt")
+    BIND(curl, easy_strerror, "curl_easy_strerror")
+    BIND(curl, easy_pause, "curl_easy_pause")
+    BIND(curl, slist_append, "curl_slist_append")
+    BIND(curl, slist_free_all, "curl_slist_free_all")
+    BIND(curl, multi_init, "curl_multi_init")
+    BIND(curl, multi_cleanup, "curl_multi_cleanup")
+    BIND(curl, multi_setopt, "curl_multi_setopt")
+    BIND(curl, multi_add_handle, "curl_multi_add_handle")
+    BIND(curl, multi_remove_handle, "curl_multi_remove_handle")
+    BIND(curl, multi_socket_action, "curl_multi_socket_action")
+    BIND(curl, multi_info_read, "curl_multi_info_read")
+    // CURL_GLOBAL_ALL; reference-counted, so harmless after FoundationNetworking's own call.
+    if (api.global_init(3) != 0) {
+        snprintf(load_error, sizeof load_error, "curl_global_init failed");
+        return;
+    }
+    loaded = 1;
+}
+
+int afn_curl_load(char *error, size_t error_length) {
+    pthread_once(&load_once, load);
+    if (!loaded && error && error_length) snprintf(error, error_length, "%s", load_error);
+    return loaded;
+}
+
+void *afn_easy_init(void) { return api.easy_init(); }
+void afn_easy_cleanup(void *easy) {
+    if (!afn_gate_enter()) return;
+    api.easy_cleanup(easy);
+    afn_gate_leave();
+}
+int afn_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
+int afn_easy_setopt_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
+int afn_easy_setopt_off(void *easy, int option, int64_t value) { return api.easy_setopt(easy, option, (long long)value); }
+const char *afn_easy_strerror(int code) { return api.easy_strerror(code); }
+int afn_easy_pause(void *easy, int bitmask) {
+    // Resuming delivers buffered data and may read from the connection.
+    if (!afn_gate_enter()) return -1;
+    int result = api.easy_pause(easy, bitmask);
+    afn_gate_leave();
+    return result;
+}
+
+void *afn_slist_append(void *list, const char *string) { return api.slist_append(list, string); }
+void afn_slist_free_all(void *list) { api.slist_free_all(list); }
+
+void *afn_multi_init(void) { return api.multi_init(); }
+void afn_multi_cleanup(void *multi) {
+    if (!afn_gate_enter()) return;
+    api.multi_cleanup(multi);
+    afn_gate_leave();
+}
+int afn_multi_setopt_long(void *multi, int option, long value) { return api.multi_setopt(multi, option, value); }
+int afn_multi_setopt_pointer(void *multi, int option, const void *value) { return api.multi_setopt(multi, option, value); }
+int afn_multi_add_handle(void *multi, void *easy) { return api.multi_add_handle(multi, easy); }
+int afn_multi_remove_handle(void *multi, void *easy) {
+    // Removing an unfinished transfer closes its connection.
+    if (!afn_gate_enter()) return -1;
+    int result = api.multi_remove_handle(multi, easy);
+    afn_gate_leave();
+    return result;
+}
+
+int afn_multi_socket_action(void *multi, int socket, int events, int *running) {
+    if (!afn_gate_enter()) return -1;
+    int result = api.multi_socket_action(multi, socket, events, running);
+    afn_gate_leave();
+    return result;
+}
+
+int afn_multi_next_done(void *multi, void **easy, int *result) {
+    int queued = 0;
+    curl_message *message;
+    while ((message = api.multi_info_read(multi, &queued))) {
+        if (message->msg == 1) { // CURLMSG_DONE
+            *easy = message->easy_handle;
+            *result = message->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void *afn_dispatch_current_queue(void) {
+    void *queue = dispatch_get_current_queue();
+    dispatch_retain(queue);
+    return queue;
+}
+
+void afn_dispatch_release(void *queue) { dispatch_release(queue); }
+
+void afn_dispatch_sync(void *queue, void *context, void (*work)(void *)) { dispatch_sync_f(queue, context, work); }
+
+int afn_dispatch_is_current(void *queue) { return dispatch_get_current_queue() == queue; }

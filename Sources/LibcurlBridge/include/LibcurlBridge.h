@@ -1,0 +1,45 @@
+// Non-variadic entry points into the libcurl that FoundationNetworking already loads, found
+// with dlopen/dlsym at run time (no headers or link-time dependency), plus the libdispatch
+// calls the transport needs to run on URLSession's own queue. Calls that can reach OpenSSL's
+// state pass the exit gate of OpenSSLBridge.
+#ifndef AFN_LIBCURL_BRIDGE_H
+#define AFN_LIBCURL_BRIDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Loads libcurl (and OpenSSL, which its TLS connections use) once. Returns 1 when every
+/// symbol was found; otherwise 0 and a message in `error`.
+int afn_curl_load(char *error, size_t error_length);
+
+void *afn_easy_init(void);
+void afn_easy_cleanup(void *easy);
+int afn_easy_setopt_long(void *easy, int option, long value);
+int afn_easy_setopt_pointer(void *easy, int option, const void *value);
+int afn_easy_setopt_off(void *easy, int option, int64_t value);
+const char *afn_easy_strerror(int code);
+/// curl_easy_pause: `bitmask` 0 resumes a transfer paused by its write callback.
+int afn_easy_pause(void *easy, int bitmask);
+
+void *afn_slist_append(void *list, const char *string);
+void afn_slist_free_all(void *list);
+
+void *afn_multi_init(void);
+void afn_multi_cleanup(void *multi);
+int afn_multi_setopt_long(void *multi, int option, long value);
+int afn_multi_setopt_pointer(void *multi, int option, const void *value);
+int afn_multi_add_handle(void *multi, void *easy);
+int afn_multi_remove_handle(void *multi, void *easy);
+int afn_multi_socket_action(void *multi, int socket, int events, int *running);
+/// The next finished transfer: returns 1 and sets `easy` and `result`, or 0 when none is left.
+int afn_multi_next_done(void *multi, void **easy, int *result);
+
+/// The queue the caller runs on, retained.
+void *afn_dispatch_current_queue(void);
+void afn_dispatch_release(void *queue);
+/// Runs `work(context)` on `queue` and waits for it.
+void afn_dispatch_sync(void *queue, void *context, void (*work)(void *context));
+/// 1 when the caller runs on `queue`, for the transport's debug-build queue checks.
+int afn_dispatch_is_current(void *queue);
+
+#endif

@@ -1,0 +1,42 @@
+// Non-variadic entry points into the OpenSSL (libssl.so.3, libcrypto.so.3) that
+// FoundationNetworking already loads, found with dlopen/dlsym at run time (no headers or
+// link-time dependency): certificate chain verification for `SecurityPolicy`, the handshake
+// hooks the libcurl transport installs, and the exit gate every caller into OpenSSL's state
+// passes.
+#ifndef AFN_OPENSSL_BRIDGE_H
+#define AFN_OPENSSL_BRIDGE_H
+
+#include <stddef.h>
+
+/// Loads OpenSSL once and arms the exit gate. Returns 1 when every symbol was found;
+/// otherwise 0 and a message in `error`.
+int afn_openssl_load(char *error, size_t error_length);
+
+/// Enters the exit gate before a call that may reach OpenSSL's global state (directly or
+/// through libcurl): 1 to go ahead, then `afn_gate_leave`; 0 once the process is exiting,
+/// when the call must be skipped.
+int afn_gate_enter(void);
+void afn_gate_leave(void);
+
+/// Receives one DER certificate of a chain.
+typedef void (*afn_der_sink)(const unsigned char *der, int length, void *context);
+
+/// Installs `callback` as the SSL_CTX's whole certificate verification: OpenSSL calls it
+/// during the handshake with the X509_STORE_CTX and `argument`; 1 accepts, 0 rejects.
+int afn_ssl_ctx_set_verify(void *ssl_ctx, int (*callback)(void *store_ctx, void *argument), void *argument);
+/// The chain the peer presented during the handshake, leaf first, to `sink`.
+void afn_store_ctx_presented_chain(void *store_ctx, afn_der_sink sink, void *context);
+/// Marks a handshake verification as rejected by the application.
+void afn_store_ctx_reject(void *store_ctx);
+
+/// Verifies `chain` (DER, leaf first) with OpenSSL: against `anchors` (any anchor may be an
+/// intermediate or the leaf itself) or, when `anchor_count` is 0, the system's trust store.
+/// Hands the verified chain (leaf to anchor) to `sink`. Returns 0 when it verifies, the
+/// X509_V_ERR code otherwise, or -1 when a certificate cannot be decoded.
+int afn_verify_chain(const unsigned char *const *chain, const int *chain_lengths, int chain_count,
+                     const unsigned char *const *anchors, const int *anchor_lengths, int anchor_count,
+                     afn_der_sink sink, void *context);
+/// OpenSSL's text for an X509_V_ERR code.
+const char *afn_verify_error_string(int code);
+
+#endif
