@@ -149,5 +149,3 @@ void *afn_dispatch_current_queue(void) {
 void afn_dispatch_release(void *queue) { dispatch_release(queue); }
 
 void afn_dispatch_sync(void *queue, void *context, void (*work)(void *)) { dispatch_sync_f(queue, context, work); }
-
-int afn_dispatch_is_current(void *queue) { return dispatch_get_current_queue() == queue; }

@@ -6,8 +6,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Owns one Foundation `URLSession`, is its delegate, and keeps a `TaskDelegate` per task
-/// (its body, progress, handlers and metrics) in a lock-protected table.
+/// Owns one Foundation `URLSession`, receives its delegate events (through a small
+/// `SessionDelegate` that URLSession retains in its place), and keeps a `TaskDelegate` per
+/// task (its body, progress, handlers and metrics) in a lock-protected table.
 ///
 /// Built for Linux: the traps of Foundation's URLSession there are handled so that callers
 /// never meet them. A 401 without a usable credential fails promptly instead of hanging; a
@@ -16,9 +17,11 @@ import FoundationNetworking
 /// resume); 307/308 redirects never re-send a request without its body; metrics are measured.
 /// Requests travel on libcurl beneath the session by default (`HTTPTransport`).
 ///
-/// URLSession retains its delegate until the session is invalidated: call
-/// `invalidateSession(cancelingTasks:resetSession:)` when done with a manager, or it lives on.
-/// AFNetworking: `AFURLSessionManager`.
+/// A manager lives while it is referenced or has tasks that have not completed: dropping the
+/// last reference to a manager with requests in flight lets them complete, then frees it,
+/// its session, transport, connections and queues (AFNetworking's managers live until
+/// invalidated, because URLSession retains its delegate). `invalidateSession` still ends a
+/// manager's session at once. AFNetworking: `AFURLSessionManager`.
 open class URLSessionManager: NSObject, @unchecked Sendable {
     // @unchecked: mutable state is in three `Locked` values (`creation`, `configuration`,
     // `overridesState`), the task table locks itself, and every other stored property is
@@ -80,6 +83,13 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         operationQueue.maxConcurrentOperationCount = 1
         operationQueue.name = "AFNetworking.delegate"
         super.init()
+    }
+
+    /// Nobody references the manager and no task is left: invalidating the session lets
+    /// URLSession release the delegate object and its own resources; the transport, with its
+    /// connections, goes with `creation`.
+    deinit {
+        creation.withLock { $0.session }?.finishTasksAndInvalidate()
     }
 
     // MARK: Configuration
@@ -285,13 +295,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// Invalidates the session: cancelling its tasks (they complete with `URLError.cancelled`)
     /// or letting them finish. Without `resetSession`, creating a task afterwards throws
     /// `SessionError.sessionInvalidated`; with it, the next task gets a new session.
-    /// The session releases the manager once it is invalid.
     /// AFNetworking: `invalidateSessionCancelingTasks:resetSession:`.
     public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) {
         let session: URLSession? = creation.withLock { state in
             let session = state.session
-            // Without a reset the invalidated session stays readable, as in AFNetworking; it no
-            // longer retains the manager once URLSession reports it invalid.
+            // Without a reset the invalidated session stays readable, as in AFNetworking.
             if resetSession { state.session = nil }
             state.acceptsTasks = resetSession
             return session
@@ -337,7 +345,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         return try creation.withLock { state in
             guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
             let session = currentSession(&state)
-            let curlTransport = try currentCurlTransport(&state)
+            let curlTransport = try currentCurlTransport(&state, session: session)
             var request = request
             if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
             let (prepared, bodyStream) = Self.prepared(request, carriedBy: curlTransport)
@@ -350,7 +358,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
                 bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
                 session: session, isCarriedByLibcurl: curlTransport != nil, completionQueue: configuration.completionQueue,
-                processingQueue: processingQueue))
+                processingQueue: processingQueue), keepingAlive: self)
             return task
         }
     }
@@ -360,7 +368,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         // Every session can carry libcurl tasks; the protocol takes only requests marked for it.
         let configuration = sessionConfiguration.copy() as? URLSessionConfiguration ?? sessionConfiguration
         configuration.protocolClasses = [CurlURLProtocol.self] + (configuration.protocolClasses ?? [])
-        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: operationQueue)
+        let session = URLSession(configuration: configuration, delegate: SessionDelegate(manager: self), delegateQueue: operationQueue)
         state.session = session
         state.curlTransport = nil
         return session
@@ -369,13 +377,13 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// The libcurl transport for the policy, when the manager's transport is libcurl or the
     /// policy needs enforcement. Throws when a policy needs it and it cannot be had; the default
     /// policy then falls back to URLSession's own protocol.
-    private func currentCurlTransport(_ state: inout Creation) throws -> CurlTransport? {
+    private func currentCurlTransport(_ state: inout Creation, session: URLSession) throws -> CurlTransport? {
         let policy = state.securityPolicy
         guard transport == .libcurl || policy.needsEnforcement else { return nil }
         if let curlTransport = state.curlTransport { return curlTransport }
         do {
             let curlTransport = try CurlTransport(
-                policy: policy, configuration: sessionConfiguration, receiveWindowLimit: state.receiveWindowLimit, observer: self)
+                policy: policy, session: session, configuration: sessionConfiguration, receiveWindowLimit: state.receiveWindowLimit, observer: self)
             state.curlTransport = curlTransport
             return curlTransport
         } catch {

@@ -84,4 +84,54 @@ final class LifecycleTests: XCTestCase {
         waitUntil { weakManager == nil }
         XCTAssertNil(weakManager)
     }
+
+    /// The process's open file descriptors.
+    private func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    }
+
+    func testManagerDroppedWithRequestInFlightCompletesItThenIsFreed() throws {
+        weak var weakManager: URLSessionManager?
+        let recorder = CompletionRecorder()
+        let url = try HTTPBin.url("/delay/1")
+        try {
+            let manager = URLSessionManager(transport: .underTest)
+            weakManager = manager
+            manager.resume(try manager.dataTask(with: URLRequest(url: url), completionHandler: recorder.handler))
+        }()
+        XCTAssertNotNil(weakManager, "the task in flight keeps its manager")
+        wait(for: [recorder.expectation], timeout: 10)
+        XCTAssertNil(recorder.first.error)
+        XCTAssertEqual((recorder.first.response as? HTTPURLResponse)?.statusCode, 200)
+        waitUntil { weakManager == nil }
+        XCTAssertNil(weakManager, "a manager nobody references is freed after its last task")
+    }
+
+    func testFiftyDroppedManagersLeaveNoDescriptorOpen() throws {
+        let url = try HTTPBin.url("/get")
+        // One manager first, so that what the process opens once (libraries, URLSession's
+        // shared machinery) is counted in the baseline.
+        let warmUp = CompletionRecorder()
+        try {
+            let manager = URLSessionManager(transport: .underTest)
+            manager.resume(try manager.dataTask(with: URLRequest(url: url), completionHandler: warmUp.handler))
+        }()
+        wait(for: [warmUp.expectation], timeout: 10)
+        usleep(200_000)
+        let before = openDescriptors()
+        let recorder = CompletionRecorder(count: 50)
+        var weakManagers: [() -> URLSessionManager?] = []
+        for _ in 0..<50 {
+            try {
+                let manager = URLSessionManager(transport: .underTest)
+                weakManagers.append { [weak manager] in manager }
+                manager.resume(try manager.dataTask(with: URLRequest(url: url), completionHandler: recorder.handler))
+            }()
+        }
+        wait(for: [recorder.expectation], timeout: 30)
+        XCTAssertTrue(recorder.completions.allSatisfy { $0.error == nil })
+        waitUntil { weakManagers.allSatisfy { $0() == nil } && self.openDescriptors() <= before + 2 }
+        XCTAssertEqual(weakManagers.filter { $0() != nil }.count, 0, "every manager is freed")
+        XCTAssertLessThanOrEqual(openDescriptors(), before + 2, "sockets and queues of the dropped managers are closed")
+    }
 }

@@ -39,7 +39,5 @@ void *afn_dispatch_current_queue(void);
 void afn_dispatch_release(void *queue);
 /// Runs `work(context)` on `queue` and waits for it.
 void afn_dispatch_sync(void *queue, void *context, void (*work)(void *context));
-/// 1 when the caller runs on `queue`, for the transport's debug-build queue checks.
-int afn_dispatch_is_current(void *queue);
 
 #endif

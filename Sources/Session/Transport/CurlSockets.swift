@@ -1,3 +1,4 @@
+import AFLocking
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 /// sources are cancelled (libdispatch must not watch a closed, possibly reused descriptor),
 /// so libcurl closes sockets through `closeSocket`.
 final class CurlSockets: @unchecked Sendable {
-    // @unchecked: `watches` is guarded by `lock`.
+    // @unchecked: `watches` is a `Locked`; `queue` is immutable.
 
     private struct Watch {
         var read: (any DispatchSourceProtocol)?
@@ -16,8 +17,7 @@ final class CurlSockets: @unchecked Sendable {
     }
 
     private let queue: DispatchQueue
-    private let lock = NSLock()
-    private var watches: [Int32: Watch] = [:]
+    private let watches = Locked<[Int32: Watch]>([:])
 
     init(queue: DispatchQueue) {
         self.queue = queue
@@ -25,7 +25,7 @@ final class CurlSockets: @unchecked Sendable {
 
     /// Watches `socket` for reading and/or writing; `handler` gets libcurl's event bits.
     func watch(_ socket: Int32, read: Bool, write: Bool, handler: @escaping @Sendable (Int32) -> Void) {
-        lock.withLock {
+        watches.withLock { watches in
             var watch = watches[socket] ?? Watch()
             watch.read = source(watch.read, wanted: read, cancellations: watch.cancellations) {
                 let source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
@@ -59,7 +59,7 @@ final class CurlSockets: @unchecked Sendable {
 
     /// Stops watching `socket`; it stays open until libcurl closes it.
     func unwatch(_ socket: Int32) {
-        lock.withLock {
+        watches.withLock { watches in
             watches[socket]?.read?.cancel()
             watches[socket]?.write?.cancel()
             watches[socket]?.read = nil
@@ -69,7 +69,7 @@ final class CurlSockets: @unchecked Sendable {
 
     /// Closes `socket` once its sources are cancelled.
     func close(_ socket: Int32) {
-        let watch: Watch? = lock.withLock {
+        let watch: Watch? = watches.withLock { watches in
             let watch = watches.removeValue(forKey: socket)
             watch?.read?.cancel()
             watch?.write?.cancel()

@@ -16,9 +16,10 @@ import Glibc
 /// run on it; socket and timer events enter it with one `dispatch_sync` per event, never per
 /// chunk of data.
 package final class CurlTransport: @unchecked Sendable {
-    // @unchecked: `multi`, `transfers` and `timer` are touched only on URLSession's work
-    // queue (see above); `workQueue` is set once under `workQueueLock` before any event source
-    // exists; `sockets` synchronizes itself.
+    // @unchecked: `transfers` and `timer`, and `multi` while the transport lives, are touched
+    // only on URLSession's work queue (see above; `assertOnWorkQueue` checks it in debug
+    // builds); `workQueue` is a `Locked`, set once before any event source exists; `sockets`
+    // synchronizes itself.
 
     /// The policy every HTTPS connection of this transport is checked against.
     package let policy: SecurityPolicy
@@ -33,8 +34,9 @@ package final class CurlTransport: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let sockets: CurlSockets
     private let eventQueue = DispatchQueue(label: "AFNetworking.curl-events")
-    private let workQueueLock = NSLock()
-    private var workQueue: UnsafeMutableRawPointer?
+    private let workQueue = Locked<WorkQueue?>(nil)
+    /// The session's serial work queue, which every task's queue targets; for debug checks.
+    private let sessionWorkQueue: DispatchQueue?
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var timer: DispatchSourceTimer?
 
@@ -48,12 +50,13 @@ package final class CurlTransport: @unchecked Sendable {
     /// A transport for `policy` and the session `configuration`; throws
     /// `TransportError.libcurlUnavailable` when libcurl or OpenSSL cannot be loaded.
     package init(
-        policy: SecurityPolicy, configuration: URLSessionConfiguration, receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit,
-        observer: any CurlTransferObserver
+        policy: SecurityPolicy, session: URLSession, configuration: URLSessionConfiguration,
+        receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, observer: any CurlTransferObserver
     ) throws {
         if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
         guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
         self.policy = policy
+        sessionWorkQueue = session.workQueue
         settings = CurlSessionSettings(configuration)
         self.receiveWindowLimit = receiveWindowLimit
         self.observer = observer
@@ -76,14 +79,16 @@ package final class CurlTransport: @unchecked Sendable {
     deinit {
         Self.registry.withLock { $0[identifier] = nil }
         timer?.cancel()
-        // No transfer is left (each retains the transport while it runs); what remains are
-        // idle connections, closed through `sockets`, which outlives this call.
-        let sockets = self.sockets
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, nil)
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, nil)
-        afn_multi_cleanup(multi)
-        withExtendedLifetime(sockets) {}
-        workQueueLock.withLock { workQueue.map(afn_dispatch_release) }
+        // No transfer is left (each retains the transport while it runs); what remains are
+        // idle connections. They are closed on the event queue, after every socket or timer
+        // event already queued for this multi handle (their handlers find no transport), and
+        // through `sockets`, which the closure keeps until libcurl has closed them all. The
+        // thread that dropped the last reference (a delegate queue, a dispatch worker) never
+        // runs libcurl's or OpenSSL's teardown itself.
+        let remains = Remains(multi: multi, sockets: sockets, workQueue: workQueue.withLock { $0 })
+        eventQueue.async { remains.release() }
     }
 
     /// The socket bookkeeping libcurl's close-socket callback needs, for `CurlTransfer`.
@@ -93,21 +98,24 @@ package final class CurlTransport: @unchecked Sendable {
 
     /// Adds `transfer`; called from `startLoading`, on the work queue.
     func start(_ transfer: CurlTransfer) {
-        workQueueLock.withLock {
-            if workQueue == nil { workQueue = afn_dispatch_current_queue() }
+        workQueue.withLock { queue in
+            if queue == nil { queue = WorkQueue(pointer: afn_dispatch_current_queue()) }
         }
+        assertOnWorkQueue()
         guard let easy = transfer.makeHandle() else { return }
         startNextHop(transfer, easy: easy)
     }
 
     /// Adds the next request (redirect or authentication) of a running transfer.
     func startNextHop(_ transfer: CurlTransfer, easy: UnsafeMutableRawPointer) {
+        assertOnWorkQueue()
         transfers[easy] = transfer
         _ = afn_multi_add_handle(multi, easy)
     }
 
     /// Removes the transfer of `easy` from the multi handle.
     func remove(_ easy: UnsafeMutableRawPointer) {
+        assertOnWorkQueue()
         _ = afn_multi_remove_handle(multi, easy)
         transfers[easy] = nil
     }
@@ -137,11 +145,19 @@ package final class CurlTransport: @unchecked Sendable {
 
     /// Runs `body` on URLSession's work queue, from the event queue.
     private func perform(_ body: @escaping () -> Void) {
-        guard let queue = workQueueLock.withLock({ workQueue }) else { return }
+        guard let queue = workQueue.withLock({ $0 }) else { return }
         let box = Unmanaged.passRetained(WorkBox(body))
-        afn_dispatch_sync(queue, box.toOpaque()) { context in
+        afn_dispatch_sync(queue.pointer, box.toOpaque()) { context in
             Unmanaged<WorkBox>.fromOpaque(context!).takeRetainedValue().body()
         }
+    }
+
+    /// Traps in debug builds when called off URLSession's work queue (or a task queue that
+    /// targets it), where every libcurl call of this transport belongs.
+    func assertOnWorkQueue() {
+        #if DEBUG
+        if let sessionWorkQueue { dispatchPrecondition(condition: .onQueue(sessionWorkQueue)) }
+        #endif
     }
 
     private func socketAction(_ socket: Int32, events: Int32) {
@@ -182,6 +198,36 @@ package final class CurlTransport: @unchecked Sendable {
         timer.setEventHandler { [weak self] in self?.socketAction(CurlSocket.timeout, events: 0) }
         timer.resume()
         self.timer = timer
+    }
+}
+
+extension URLSession {
+    /// The session's serial work queue. Internal to swift-corelibs-foundation, which calls a
+    /// custom protocol on queues that target it and expects its client to be called there
+    /// too; read by reflection, `nil` if a future version renames it.
+    fileprivate var workQueue: DispatchQueue? {
+        Mirror(reflecting: self).children.first { $0.label == "workQueue" }?.value as? DispatchQueue
+    }
+}
+
+/// URLSession's work queue, retained (`afn_dispatch_current_queue`) until `Remains` releases it.
+private struct WorkQueue: @unchecked Sendable {
+    // @unchecked: a libdispatch queue may be used from any thread.
+    let pointer: UnsafeMutableRawPointer
+}
+
+/// What a transport leaves to be released after its deinit: the multi handle with its idle
+/// connections, the socket watches libcurl closes them through, and the retained work queue.
+private struct Remains: @unchecked Sendable {
+    // @unchecked: handed from the deinit to the event queue, then used there alone.
+    let multi: UnsafeMutableRawPointer
+    let sockets: CurlSockets
+    let workQueue: WorkQueue?
+
+    func release() {
+        afn_multi_cleanup(multi)
+        withExtendedLifetime(sockets) {}
+        workQueue.map { afn_dispatch_release($0.pointer) }
     }
 }
 
