@@ -128,6 +128,15 @@ private struct IndexKey: CodingKey {
     init?(stringValue: String) { nil }
 }
 
+/// The key `superEncoder()` stores a superclass's values under.
+private struct SuperKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
+}
+
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: Node
     let codingPath: [any CodingKey]
@@ -186,11 +195,17 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         return NodeEncoder(node: child, codingPath: codingPath + [key]).unkeyedContainer()
     }
 
+    /// The encoder for a superclass's values under the key "super", as `JSONEncoder` does;
+    /// `Key` itself need not have a "super" case.
     mutating func superEncoder() -> any Encoder {
-        superEncoder(forKey: Key(stringValue: "super")!)
+        superEncoder(named: SuperKey())
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
+        superEncoder(named: key)
+    }
+
+    private func superEncoder(named key: any CodingKey) -> any Encoder {
         let child = Node()
         node.set(child, forKey: key.stringValue)
         return NodeEncoder(node: child, codingPath: codingPath + [key])

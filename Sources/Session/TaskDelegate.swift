@@ -69,12 +69,15 @@ final class TaskDelegate: @unchecked Sendable {
     /// it targets the manager's completion queue, or its processing queue when there is none.
     private let deliveryQueue: DispatchQueue
     private let hasCompletionQueue: Bool
+    /// The manager's `completionGroup` when the task was created, like its completion queue.
+    private let completionGroup: DispatchGroup
     private let state: Locked<State>
 
     init(
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
-        session: URLSession, isCarriedByLibcurl: Bool, completionQueue: DispatchQueue?, processingQueue: DispatchQueue
+        session: URLSession, isCarriedByLibcurl: Bool, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
+        processingQueue: DispatchQueue
     ) {
         self.task = task
         self.kind = kind
@@ -87,6 +90,7 @@ final class TaskDelegate: @unchecked Sendable {
         self.handlers = handlers
         deliveryQueue = DispatchQueue(label: "AFNetworking.task", target: completionQueue ?? processingQueue)
         hasCompletionQueue = completionQueue != nil
+        self.completionGroup = completionGroup
         state = Locked(State(writer: writer))
         downloadProgress.completedUnitCount = writer?.resumeOffset ?? 0
         for progress in [uploadProgress, downloadProgress] {
@@ -209,7 +213,7 @@ final class TaskDelegate: @unchecked Sendable {
             writer.close()
             if error != nil { finishFailedDownload(writer, response: response, handler: snapshot.resumeDataHandler) }
         }
-        let group = manager.completionGroup
+        let group = completionGroup
         group.enter()
         let data = snapshot.data
         let writer = snapshot.writer
@@ -288,7 +292,7 @@ final class TaskDelegate: @unchecked Sendable {
             return Result(error: error)
         }
         let destination = response.flatMap { handlers.destination?(writer.fileURL, $0) }
-            ?? manager.override(\.downloadTaskDidFinishDownloading)?(manager.session, task, writer.fileURL)
+            ?? manager.override(\.downloadTaskDidFinishDownloading)?(session, task, writer.fileURL)
         guard let destination else {
             writer.discard()
             return Result()

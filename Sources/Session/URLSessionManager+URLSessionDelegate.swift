@@ -99,7 +99,9 @@ extension URLSessionManager: URLSessionDataDelegate {
 
     /// Removes the task from the table and completes it exactly once.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let delegate = table.remove(task), let outcome = delegate.complete(error: error, manager: self) else { return }
+        guard let delegate = table.remove(task) else { return }
+        if delegate.isCarriedByLibcurl { CurlTransport.forget(task) }
+        guard let outcome = delegate.complete(error: error, manager: self) else { return }
         override(\.taskDidFinishCollectingMetrics)?(session, task, outcome.metrics)
         override(\.taskDidComplete)?(session, task, outcome.error)
     }

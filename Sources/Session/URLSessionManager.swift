@@ -42,6 +42,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// callback must not wait behind a thread creating a task.
     private struct Creation {
         var session: URLSession?
+        /// Whether `session` was made with the libcurl protocol registered: then libcurl
+        /// carries every task of it. A session's protocols are fixed at its creation.
+        var sessionCarriesLibcurl = false
         var acceptsTasks = true
         var securityPolicy = SecurityPolicy.default
         /// Carries the tasks on libcurl; made on first use, replaced with the policy or the
@@ -97,7 +100,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// The session; a new one is made on first use and after a reset. After an invalidation
     /// without reset it is the invalidated session.
     public var session: URLSession {
-        creation.withLock { currentSession(&$0) }
+        creation.withLock { state in state.session ?? makeSession(&state, carryingLibcurl: carriesLibcurl(state)) }
     }
 
     /// Serializes the responses of tasks created from now on. Default `JSONResponseSerializer()`.
@@ -134,7 +137,10 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     }
 
     /// Sets `securityPolicy` for tasks created from now on. `HTTPSessionManager` throws
-    /// `SessionError.pinningRequiresHTTPS` for a pinning policy without an https `baseURL`.
+    /// `SessionError.pinningRequiresHTTPS` for a pinning policy without an https `baseURL`. On
+    /// the `.urlSession` transport, a change between a policy that needs enforcement and one
+    /// that does not moves the next task to a new session (the old one finishes its tasks and
+    /// is invalidated), because only libcurl can enforce a policy.
     open func setSecurityPolicy(_ policy: SecurityPolicy) throws {
         creation.withLock { state in
             guard state.securityPolicy != policy else { return }
@@ -344,11 +350,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         let configuration = configuration.withLock { $0 }
         return try creation.withLock { state in
             guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
-            let session = currentSession(&state)
-            let curlTransport = try currentCurlTransport(&state, session: session)
+            let (session, curlTransport) = try currentCarrier(&state)
             var request = request
             if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
-            let (prepared, bodyStream) = Self.prepared(request, carriedBy: curlTransport)
+            let (prepared, bodyStream) = Self.prepared(
+                request, carriedBy: curlTransport, configurationTimeout: sessionConfiguration.timeoutIntervalForRequest)
             let task = if let uploadFile, curlTransport == nil {
                 session.uploadTask(with: prepared, fromFile: uploadFile)
             } else {
@@ -358,36 +364,50 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
                 bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
                 session: session, isCarriedByLibcurl: curlTransport != nil, completionQueue: configuration.completionQueue,
-                processingQueue: processingQueue), keepingAlive: self)
+                completionGroup: configuration.completionGroup, processingQueue: processingQueue), keepingAlive: self)
+            curlTransport?.carry(task)
             return task
         }
     }
 
-    private func currentSession(_ state: inout Creation) -> URLSession {
-        if let session = state.session { return session }
-        // Every session can carry libcurl tasks; the protocol takes only requests marked for it.
+    /// Whether tasks go through libcurl under `state`'s policy: on the libcurl transport when
+    /// it can be loaded (otherwise URLSession's own protocol carries them), and always for a
+    /// policy that needs enforcement.
+    private func carriesLibcurl(_ state: Creation) -> Bool {
+        state.securityPolicy.needsEnforcement || (transport == .libcurl && CurlTransport.unavailable == nil)
+    }
+
+    /// A new session, with the libcurl protocol registered when `carryingLibcurl`.
+    private func makeSession(_ state: inout Creation, carryingLibcurl: Bool) -> URLSession {
         let configuration = sessionConfiguration.copy() as? URLSessionConfiguration ?? sessionConfiguration
-        configuration.protocolClasses = [CurlURLProtocol.self] + (configuration.protocolClasses ?? [])
+        if carryingLibcurl { configuration.protocolClasses = [CurlURLProtocol.self] + (configuration.protocolClasses ?? []) }
         let session = URLSession(configuration: configuration, delegate: SessionDelegate(manager: self), delegateQueue: operationQueue)
         state.session = session
+        state.sessionCarriesLibcurl = carryingLibcurl
         state.curlTransport = nil
         return session
     }
 
-    /// The libcurl transport for the policy, when the manager's transport is libcurl or the
-    /// policy needs enforcement. Throws when a policy needs it and it cannot be had; the default
-    /// policy then falls back to URLSession's own protocol.
-    private func currentCurlTransport(_ state: inout Creation, session: URLSession) throws -> CurlTransport? {
-        let policy = state.securityPolicy
-        guard transport == .libcurl || policy.needsEnforcement else { return nil }
-        if let curlTransport = state.curlTransport { return curlTransport }
+    /// The session for the next task and, when libcurl carries it, the transport for the
+    /// policy. Throws when the policy needs libcurl and it cannot be had.
+    private func currentCarrier(_ state: inout Creation) throws -> (session: URLSession, transport: CurlTransport?) {
+        let carriesLibcurl = carriesLibcurl(state)
+        let session: URLSession
+        if let current = state.session, state.sessionCarriesLibcurl == carriesLibcurl {
+            session = current
+        } else {
+            state.session?.finishTasksAndInvalidate()
+            session = makeSession(&state, carryingLibcurl: carriesLibcurl)
+        }
+        guard carriesLibcurl else { return (session, nil) }
+        if let curlTransport = state.curlTransport { return (session, curlTransport) }
         do {
             let curlTransport = try CurlTransport(
-                policy: policy, session: session, configuration: sessionConfiguration, receiveWindowLimit: state.receiveWindowLimit, observer: self)
+                policy: state.securityPolicy, session: session, configuration: sessionConfiguration,
+                receiveWindowLimit: state.receiveWindowLimit, observer: self)
             state.curlTransport = curlTransport
-            return curlTransport
+            return (session, curlTransport)
         } catch {
-            guard policy.needsEnforcement else { return nil }
             throw SessionError.securityPolicyUnavailable(reason: "\(error)")
         }
     }
@@ -409,12 +429,20 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// - a body stream is wrapped in `UploadBodyStream`; URLSession sends it chunked, so a
     ///   `Content-Length` beside it is dropped (with both, strict servers refuse the body),
     ///   while the transport sends a declared length instead of chunks;
-    /// - the timeout is rounded up to whole seconds: URLSession on Linux truncates it to whole
-    ///   seconds, and a value below one second often fails at once with `URLError.timedOut`
-    ///   (measured: 0.95 s failed 5 times in 5, 0.1 s twice in 5; 1.5 s fired after 1.0 s).
-    static func prepared(_ request: URLRequest, carriedBy transport: CurlTransport?) -> (URLRequest, UploadBodyStream?) {
+    /// - the idle timeout is the request's own, or when it has none (the default 60 s) the
+    ///   configuration's `timeoutIntervalForRequest`, as URLSession on Linux chooses (measured:
+    ///   configuration 2 s, request untouched: timed out after 2 s; request set to 3 s: 3 s). Once
+    ///   set on the request, URLSession counts it as the request's own, so the manager sets the
+    ///   chosen value itself. It is rounded up to whole seconds: URLSession on Linux truncates it
+    ///   to whole seconds, and a value below one second often fails at once with
+    ///   `URLError.timedOut` (measured: 0.95 s failed 5 times in 5, 0.1 s twice in 5; 1.5 s
+    ///   fired after 1.0 s); the libcurl transport uses the same value.
+    static func prepared(
+        _ request: URLRequest, carriedBy transport: CurlTransport?, configurationTimeout: TimeInterval
+    ) -> (URLRequest, UploadBodyStream?) {
         var request = request
-        request.timeoutInterval = max(1, request.timeoutInterval.rounded(.up))
+        let timeout = request.timeoutInterval == Self.defaultRequestTimeout ? configurationTimeout : request.timeoutInterval
+        request.timeoutInterval = max(1, timeout.rounded(.up))
         var stream: UploadBodyStream?
         if let source = request.httpBodyStream {
             if transport == nil {
@@ -425,9 +453,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             stream = UploadBodyStream(source: source)
             request.httpBodyStream = stream
         }
-        guard let transport else { return (request, stream) }
-        return (CurlURLProtocol.request(request, carriedBy: transport), stream)
+        return (request, stream)
     }
+
+    /// `URLRequest.timeoutInterval` of a request that did not set its own.
+    private static let defaultRequestTimeout = URLRequest(url: URL(fileURLWithPath: "/")).timeoutInterval
 
     private static func knownLength(of request: URLRequest) -> Int64? {
         if let length = request.multipartContentLength { return Int64(length) }

@@ -216,4 +216,26 @@ final class HTTPRequestSerializerTests: XCTestCase {
         let request = try serializer.request(method: "GET", urlString: "http://example.com/s", parameters: Search(q: "a b", page: 2))
         XCTAssertEqual(request.url?.absoluteString, "http://example.com/s?page=2&q=a%20b")
     }
+
+    /// A subclass that encodes its superclass through `superEncoder()`, with coding keys that
+    /// have no "super" case (which crashed the process before): the superclass's values go
+    /// under "super", as JSONEncoder puts them.
+    func testSuperEncoderWithoutASuperKeyEncodesUnderSuper() throws {
+        class Base: Encodable {
+            let id = 7
+        }
+        final class Derived: Base {
+            let name = "n"
+            private enum CodingKeys: String, CodingKey { case name }
+            override func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(name, forKey: .name)
+                try super.encode(to: container.superEncoder())
+            }
+        }
+        let request = try serializer.request(method: "GET", urlString: "http://example.com/s", parameters: Derived())
+        XCTAssertEqual(request.url?.absoluteString, "http://example.com/s?name=n&super%5Bid%5D=7")
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(Derived())) as? [String: Any]
+        XCTAssertEqual((json?["super"] as? [String: Any])?["id"] as? Int, 7, "the layout JSONEncoder gives")
+    }
 }

@@ -52,6 +52,13 @@ final class ResumeDataTests: XCTestCase {
         return resumeData.withLock { $0 }
     }
 
+    func testResumeDataHoldsNoHeaderTheManagerAddedInternally() throws {
+        let manager = makeManager()
+        let resumeData = try XCTUnwrap(try resumeDataAfterCancelling("/range/102400?duration=2&chunk_size=1024", after: 10_000, manager: manager))
+        let decoded = try ResumeData(decoding: resumeData)
+        XCTAssertEqual(decoded.headers.keys.filter { $0.lowercased().hasPrefix("x-afnetworking") }, [])
+    }
+
     func testCancelledDownloadResumesWithARangeAndMatchesAStraightDownload() throws {
         let manager = makeManager()
         let expected = try straightDownload("/range/102400", manager: manager)

@@ -82,4 +82,24 @@ final class SessionConfigurationTests: XCTestCase {
         XCTAssertEqual((json["headers"] as? [String: String])?["Content-Type"], "application/x-www-form-urlencoded")
         XCTAssertEqual(json["form"] as? [String: String], ["a": "1", "b": "2"])
     }
+
+    func testTheConfigurationsRequestTimeoutAppliesToARequestWithoutItsOwn() async throws {
+        let manager = try manager { $0.timeoutIntervalForRequest = 1 }
+        let start = Date()
+        do {
+            _ = try await manager.data(for: URLRequest(url: try HTTPBin.url("/delay/4")))
+            XCTFail("the request outlived the configuration's 1 s timeout")
+        } catch {
+            XCTAssertEqual((error as? URLError)?.code, .timedOut, "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2.5)
+    }
+
+    func testARequestsOwnTimeoutWinsOverTheConfigurations() async throws {
+        let manager = try manager { $0.timeoutIntervalForRequest = 1 }
+        var request = URLRequest(url: try HTTPBin.url("/delay/2"))
+        request.timeoutInterval = 5
+        let response = try await manager.data(for: request)
+        XCTAssertEqual(response.response.statusCode, 200)
+    }
 }

@@ -294,6 +294,66 @@ final class URLSessionManagerTests: XCTestCase {
         }
         XCTAssertEqual(result.status, 302)
     }
+
+    /// How the manager routes a task is its own business: no header of its own appears in the
+    /// task's requests or reaches the server.
+    func testTaskRequestsAndTheWireCarryNoInternalHeader() throws {
+        let manager = makeManager()
+        let recorder = CompletionRecorder()
+        let task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/headers")), completionHandler: recorder.handler)
+        manager.resume(task)
+        wait(for: [recorder.expectation], timeout: 10)
+        let internalHeaders: (URLRequest?) -> [String] = { request in
+            (request?.allHTTPHeaderFields ?? [:]).keys.filter { $0.lowercased().hasPrefix("x-afnetworking") }
+        }
+        XCTAssertEqual(internalHeaders(task.originalRequest), [])
+        XCTAssertEqual(internalHeaders(task.currentRequest), [])
+        let sent = try XCTUnwrap((recorder.first.object as? [String: Any])?["headers"] as? [String: String])
+        XCTAssertEqual(sent.keys.filter { $0.lowercased().hasPrefix("x-afnetworking") }, [])
+    }
+
+    func testCompletionGroupIsTheOneSetWhenTheTaskWasCreated() throws {
+        let manager = makeManager()
+        let atCreation = DispatchGroup()
+        let later = DispatchGroup()
+        manager.completionGroup = atCreation
+        let release = DispatchSemaphore(value: 0)
+        let inHandler = expectation(description: "in the completion handler")
+        let task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get"))) { _, _, _ in
+            inHandler.fulfill()
+            release.wait()
+        }
+        manager.completionGroup = later
+        manager.resume(task)
+        wait(for: [inHandler], timeout: 10)
+        XCTAssertEqual(atCreation.wait(timeout: .now()), .timedOut, "the task's group waits for its handler")
+        XCTAssertEqual(later.wait(timeout: .now()), .success, "a group set after creation is not the task's")
+        release.signal()
+        XCTAssertEqual(atCreation.wait(timeout: .now() + 5), .success)
+    }
+
+    func testDownloadOverrideGetsTheTasksOwnSessionAfterAReset() throws {
+        let manager = makeManager()
+        let handedSession = Locked<URLSession?>(nil)
+        var overrides = SessionDelegateOverrides()
+        overrides.downloadTaskDidFinishDownloading = { session, _, _ in
+            handedSession.withLock { $0 = session }
+            return nil
+        }
+        manager.overrides = overrides
+        let started = expectation(description: "response")
+        started.assertForOverFulfill = false
+        let recorder = CompletionRecorder()
+        let task = try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/drip?duration=1&numbytes=4&delay=0")),
+                                            progress: { _ in started.fulfill() }, completionHandler: recorder.handler)
+        let taskSession = manager.session
+        manager.resume(task)
+        wait(for: [started], timeout: 10)
+        manager.invalidateSession(cancelingTasks: false, resetSession: true)
+        XCTAssertFalse(manager.session === taskSession, "the reset made a new session")
+        wait(for: [recorder.expectation], timeout: 10)
+        XCTAssertTrue(handedSession.withLock { $0 } === taskSession)
+    }
 }
 
 /// A Boolean set from another thread.

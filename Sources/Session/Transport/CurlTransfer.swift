@@ -111,7 +111,8 @@ final class CurlTransfer: @unchecked Sendable {
         set(CurlOption.sslVerifyPeer, 1)
         set(CurlOption.sslVerifyHost, 0)
         set(CurlOption.sslSessionIDCache, 0)
-        let timeout = max(1, Int(request.timeoutInterval.rounded(.up)))
+        // Whole seconds already (`URLSessionManager.prepared`): libcurl's low-speed time is.
+        let timeout = Int(request.timeoutInterval)
         set(CurlOption.connectTimeoutMilliseconds, timeout * 1000)
         set(CurlOption.lowSpeedLimit, 1)
         set(CurlOption.lowSpeedTime, timeout)
@@ -123,7 +124,7 @@ final class CurlTransfer: @unchecked Sendable {
         let method = request.httpMethod?.uppercased() ?? "GET"
         let declaredLength = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
         var headers = transport.settings.headers(
-            of: request, excluding: ["content-length", "transfer-encoding", "expect", CurlURLProtocol.transportHeader.lowercased()])
+            of: request, excluding: ["content-length", "transfer-encoding", "expect"])
         switch body {
         case .data(let data, _):
             uploadLength = Int64(data.count)

@@ -27,9 +27,8 @@ package final class CurlTransport: @unchecked Sendable {
     let settings: CurlSessionSettings
     /// How far each transfer may read ahead of its consumer (see `CurlReceiveWindow`).
     let receiveWindowLimit: Int
-    /// Names this transport in the requests it carries.
-    let identifier = UUID().uuidString
-    private static let registry = Locked<[String: WeakTransport]>([:])
+    /// The transport of each task the managers created and that has not completed.
+    private static let carriers = Locked<[ObjectIdentifier: WeakTransport]>([:])
     weak var observer: (any CurlTransferObserver)?
     private let multi: UnsafeMutableRawPointer
     private let sockets: CurlSockets
@@ -68,16 +67,28 @@ package final class CurlTransport: @unchecked Sendable {
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerData, context)
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, unsafeBitCast(Self.timerCallback, to: UnsafeRawPointer.self))
         _ = afn_multi_setopt_long(multi, CurlMultiOption.maxHostConnections, settings.maximumConnectionsPerHost)
-        Self.registry.withLock { $0[identifier] = WeakTransport(transport: self) }
     }
 
-    /// The live transport named `identifier`.
-    static func registered(_ identifier: String) -> CurlTransport? {
-        registry.withLock { $0[identifier]?.transport }
+    /// Records that this transport carries `task`, until `forget(_:)`.
+    package func carry(_ task: URLSessionTask) {
+        Self.carriers.withLock { $0[ObjectIdentifier(task)] = WeakTransport(transport: self) }
     }
+
+    /// The task completed (or will never start): its entry goes, before its identity can be
+    /// reused by another task.
+    package static func forget(_ task: URLSessionTask) {
+        _ = carriers.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
+    }
+
+    /// The live transport carrying `task`.
+    static func carrier(of task: URLSessionTask) -> CurlTransport? {
+        carriers.withLock { $0[ObjectIdentifier(task)]?.transport }
+    }
+
+    /// Why libcurl cannot be used, or `nil` when it can.
+    package static var unavailable: TransportError? { unavailableReason.map { .libcurlUnavailable(reason: $0) } }
 
     deinit {
-        Self.registry.withLock { $0[identifier] = nil }
         timer?.cancel()
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, nil)
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, nil)

@@ -8,37 +8,27 @@ import FoundationNetworking
 /// server receives no byte of the request (URLSession on Linux offers no server-trust hook of
 /// its own), and at a fraction of the work URLSession's own protocol does per request.
 ///
-/// Registered in every manager's session; it takes only requests the manager marked with its
-/// transport. Only data tasks reach it (the manager expresses uploads and downloads as data
+/// Registered in the sessions of managers whose requests go through libcurl; it finds a task's
+/// transport in the transport's registry of tasks (`CurlTransport.carry`), so that no marker
+/// is added to the request (none is visible to callers, stored in resume data or sent). Only
+/// data tasks reach it (the manager expresses uploads and downloads as data
 /// tasks), and it calls its client only from URLSession's work queue.
 package final class CurlURLProtocol: URLProtocol {
-    /// Names the transport of a request. A header, because URLSession on Linux drops
-    /// `URLProtocol` properties whenever it copies a request; it is never sent.
-    static let transportHeader = "X-AFNetworking-Transport"
-
     /// Touched only in `startLoading` and `stopLoading`, on URLSession's serial work queue.
     private var transfer: CurlTransfer?
 
-    /// `request` marked to be carried by `transport`.
-    package static func request(_ request: URLRequest, carriedBy transport: CurlTransport) -> URLRequest {
-        var request = request
-        request.setValue(transport.identifier, forHTTPHeaderField: transportHeader)
-        return request
-    }
-
-    private static func transport(of request: URLRequest) -> CurlTransport? {
-        request.value(forHTTPHeaderField: transportHeader).flatMap(CurlTransport.registered)
-    }
-
-    override package class func canInit(with request: URLRequest) -> Bool {
-        transport(of: request) != nil
-    }
+    /// Every request of a session this protocol is registered in: the manager registers it
+    /// only in sessions whose tasks libcurl carries. Schemes other than http and https fail
+    /// in `startLoading` rather than reach URLSession's own protocols.
+    override package class func canInit(with request: URLRequest) -> Bool { true }
 
     override package class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override package func startLoading() {
-        guard let transport = Self.transport(of: request) else {
-            client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL))
+        guard let task, let transport = CurlTransport.carrier(of: task) else {
+            client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL, userInfo: [
+                NSLocalizedDescriptionKey: "Only tasks the manager creates can run on its session.",
+            ]))
             return
         }
         let transfer = CurlTransfer(request: request, urlProtocol: self, transport: transport)
