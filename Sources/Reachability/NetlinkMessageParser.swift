@@ -3,14 +3,18 @@
 ///
 /// Layout (Linux UAPI, native byte order, 4-byte alignment): a 16-byte `nlmsghdr` (length,
 /// type, flags, sequence, port), then per type an `ifinfomsg` (16 bytes), `ifaddrmsg` (8) or
-/// `rtmsg` (12), then attributes (`rtattr`: length, type, data).
+/// `rtmsg` (12), then attributes. Only the kind of change matters to the monitor, which then
+/// re-evaluates reachability from scratch; the payloads are checked for length, not read.
 enum NetlinkMessageParser {
     enum Event: Equatable {
-        case link(index: Int32, flags: UInt32, name: String?, removed: Bool)
-        case address(index: UInt32, family: UInt8, removed: Bool)
-        case route(family: UInt8, table: UInt8, removed: Bool)
-        /// `NLMSG_ERROR` with the negated errno (0 is an acknowledgement).
-        case error(Int32)
+        /// `RTM_NEWLINK` or `RTM_DELLINK`.
+        case link
+        /// `RTM_NEWADDR` or `RTM_DELADDR`.
+        case address
+        /// `RTM_NEWROUTE` or `RTM_DELROUTE`.
+        case route
+        /// `NLMSG_ERROR` (an error or an acknowledgement).
+        case error
         /// `NLMSG_OVERRUN`: the kernel dropped messages; the whole state must be re-read.
         case overrun
     }
@@ -34,8 +38,6 @@ enum NetlinkMessageParser {
         static let deleteRoute: UInt16 = 25
     }
 
-    private static let linkNameAttribute: UInt16 = 3
-
     /// The events in `bytes`, in order; unrelated messages (`NLMSG_DONE`, neighbours, rules)
     /// are skipped. Throws `Failure.truncated` for a malformed buffer, never reading past it.
     static func events(in bytes: [UInt8]) throws -> [Event] {
@@ -56,38 +58,21 @@ enum NetlinkMessageParser {
         switch type {
         case MessageType.newLink, MessageType.deleteLink:
             guard payload.count >= 16 else { throw Failure.truncated(offset: offset) }
-            let name = try attributes(in: payload, from: 16, offset: offset)[linkNameAttribute].map { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            return .link(index: Int32(bitPattern: payload.uint32(at: 4)), flags: payload.uint32(at: 8), name: name,
-                         removed: type == MessageType.deleteLink)
+            return .link
         case MessageType.newAddress, MessageType.deleteAddress:
             guard payload.count >= 8 else { throw Failure.truncated(offset: offset) }
-            return .address(index: payload.uint32(at: 4), family: payload[0], removed: type == MessageType.deleteAddress)
+            return .address
         case MessageType.newRoute, MessageType.deleteRoute:
             guard payload.count >= 12 else { throw Failure.truncated(offset: offset) }
-            return .route(family: payload[0], table: payload[4], removed: type == MessageType.deleteRoute)
+            return .route
         case MessageType.error:
             guard payload.count >= 4 else { throw Failure.truncated(offset: offset) }
-            return .error(Int32(bitPattern: payload.uint32(at: 0)))
+            return .error
         case MessageType.overrun:
             return .overrun
         default:
             return nil
         }
-    }
-
-    /// Attributes by type, starting at `start` in `payload`.
-    private static func attributes(in payload: [UInt8], from start: Int, offset: Int) throws -> [UInt16: ArraySlice<UInt8>] {
-        var result: [UInt16: ArraySlice<UInt8>] = [:]
-        var position = start
-        while position + 4 <= payload.count {
-            let length = Int(payload.uint16(at: position))
-            guard length >= 4, position + length <= payload.count else { throw Failure.truncated(offset: offset) }
-            result[payload.uint16(at: position + 2)] = payload[(position + 4)..<(position + length)]
-            position += align(length)
-        }
-        return result
     }
 
     private static func align(_ length: Int) -> Int { (length + 3) & ~3 }

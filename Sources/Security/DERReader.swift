@@ -57,7 +57,6 @@ struct DERReader {
     enum Tag {
         static let boolean: UInt8 = 0x01
         static let integer: UInt8 = 0x02
-        static let bitString: UInt8 = 0x03
         static let octetString: UInt8 = 0x04
         static let objectIdentifier: UInt8 = 0x06
         static let utcTime: UInt8 = 0x17

@@ -66,8 +66,7 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
     /// Sets `Authorization: Basic base64(username:password)` (UTF-8).
     /// AFNetworking: `setAuthorizationHeaderFieldWithUsername:password:`.
     public func setAuthorizationHeaderField(username: String, password: String) {
-        let credentials = Data("\(username):\(password)".utf8).base64EncodedString()
-        setValue("Basic \(credentials)", forHTTPHeaderField: "Authorization")
+        setValue(BasicAuthorization.headerValue(user: username, password: password), forHTTPHeaderField: "Authorization")
     }
 
     /// Removes the `Authorization` default header.

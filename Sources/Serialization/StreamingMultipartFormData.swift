@@ -36,15 +36,7 @@ public final class StreamingMultipartFormData: MultipartFormData {
     /// The file's size is read now; the bytes when the body stream reaches the part.
     public func appendPart(withFileURL fileURL: URL, name: String, fileName: String, mimeType: String) throws {
         guard fileURL.isFileURL else { throw RequestSerializationError.notAFileURL(fileURL) }
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: fileURL.path)
-        } catch {
-            throw RequestSerializationError.fileNotReachable(fileURL)
-        }
-        guard attributes[.type] as? FileAttributeType != .typeDirectory,
-              FileManager.default.isReadableFile(atPath: fileURL.path),
-              let size = (attributes[.size] as? NSNumber)?.uint64Value else {
+        guard let size = FileSize.ofRegularFile(atPath: fileURL.path), FileManager.default.isReadableFile(atPath: fileURL.path) else {
             throw RequestSerializationError.fileNotReachable(fileURL)
         }
         append(try fileHeaders(name: name, fileName: fileName, mimeType: mimeType), .file(fileURL, length: size))

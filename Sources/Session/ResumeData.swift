@@ -1,3 +1,4 @@
+import AFSerialization
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -42,8 +43,7 @@ struct ResumeData: Codable, Equatable {
         guard decoded.version == Self.currentVersion else {
             throw SessionError.invalidResumeData(reason: "version \(decoded.version) is not supported")
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: decoded.partialFilePath)[.size] as? NSNumber)?.int64Value
-        guard size == decoded.bytesReceived else {
+        guard FileSize.ofRegularFile(atPath: decoded.partialFilePath).map(Int64.init) == decoded.bytesReceived else {
             throw SessionError.invalidResumeData(reason: "the partial file is missing or changed")
         }
         self = decoded

@@ -34,6 +34,25 @@ final class TaskDelegate: @unchecked Sendable {
         var downloadOptions: DownloadOptions = []
     }
 
+    /// Why the manager fails a task whatever URLSession reports; the first one wins.
+    private enum Failure {
+        /// A challenge was refused for want of a usable credential.
+        case authenticationRequired
+        /// A 307/308 redirect that would have dropped the body was not followed.
+        case redirectStopped(HTTPURLResponse)
+        /// The download's file could not be written (or the request body stream failed).
+        case failed(any Error)
+
+        /// The error the task completes with, given its final `response`.
+        func error(response: HTTPURLResponse?) -> any Error {
+            switch self {
+            case .authenticationRequired: return SessionError.authenticationRequired(response: response)
+            case .redirectStopped(let redirect): return SessionError.redirectWouldDropBody(response: redirect)
+            case .failed(let error): return error
+            }
+        }
+    }
+
     private struct State {
         var data = Data()
         var response: HTTPURLResponse?
@@ -41,14 +60,18 @@ final class TaskDelegate: @unchecked Sendable {
         var redirectCount = 0
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
-        var authenticationRequired = false
-        var stoppedRedirect: HTTPURLResponse?
+        /// The first failure the manager saw itself, which decides the task's error.
+        var failure: Failure?
         var writer: DownloadWriter?
-        var writeError: (any Error)?
         var resumeDataHandler: (@Sendable (Data?) -> Void)?
         var pendingDeliveries: Set<Direction> = []
         var completed = false
         var receiveWindow: CurlReceiveWindow?
+
+        /// Records `failure` unless one was recorded before.
+        mutating func record(_ failure: Failure) {
+            if self.failure == nil { self.failure = failure }
+        }
     }
 
     let task: URLSessionTask
@@ -115,7 +138,7 @@ final class TaskDelegate: @unchecked Sendable {
             do {
                 try writer.begin(response: response)
             } catch {
-                state.writeError = error
+                state.record(.failed(error))
                 return true
             }
             return false
@@ -146,7 +169,7 @@ final class TaskDelegate: @unchecked Sendable {
             do {
                 return (false, try writer.write(data))
             } catch {
-                state.writeError = state.writeError ?? SessionError.downloadFileFailed(reason: error.localizedDescription, destination: nil)
+                state.record(.failed(SessionError.downloadFileFailed(reason: error.localizedDescription, destination: nil)))
                 return (true, writer.bytesInFile)
             }
         }
@@ -172,12 +195,12 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// A 307/308 redirect that URLSession would follow with an empty body was stopped.
     func didStopRedirect(_ response: HTTPURLResponse) {
-        state.withLock { $0.stoppedRedirect = response }
+        state.withLock { $0.record(.redirectStopped(response)) }
     }
 
     /// A credential challenge was refused because no usable credential was available.
     func didRefuseAuthenticationChallenge() {
-        state.withLock { $0.authenticationRequired = true }
+        state.withLock { $0.record(.authenticationRequired) }
     }
 
     /// Asks for resume data when the (download) task completes after a cancel.
@@ -198,13 +221,14 @@ final class TaskDelegate: @unchecked Sendable {
         let snapshot: State? = state.withLock { state in
             guard !state.completed else { return nil }
             state.completed = true
+            if let failure = bodyStream?.failure { state.record(.failed(SessionError.bodyStreamFailed(underlying: failure))) }
             let snapshot = state
             state.data = Data()
             return snapshot
         }
         guard let snapshot else { return nil }
         let response = (task.response as? HTTPURLResponse) ?? snapshot.response
-        let error = Self.error(for: snapshot, response: response, urlSessionError: urlSessionError, bodyStream: bodyStream)
+        let error = snapshot.failure.map { $0.error(response: response) } ?? urlSessionError
         let metrics = TaskMetrics(
             taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
             countOfRequestBodyBytesSent: max(snapshot.bytesSent, task.countOfBytesSent),
@@ -235,16 +259,6 @@ final class TaskDelegate: @unchecked Sendable {
             }
         }
         return (error, metrics)
-    }
-
-    private static func error(
-        for state: State, response: HTTPURLResponse?, urlSessionError: (any Error)?, bodyStream: UploadBodyStream?
-    ) -> (any Error)? {
-        if state.authenticationRequired { return SessionError.authenticationRequired(response: response) }
-        if let redirect = state.stoppedRedirect { return SessionError.redirectWouldDropBody(response: redirect) }
-        if let failure = bodyStream?.failure { return SessionError.bodyStreamFailed(underlying: failure) }
-        if let writeError = state.writeError { return writeError }
-        return urlSessionError
     }
 
     /// Keeps the partial file as resume data when it was asked for and can be validated;

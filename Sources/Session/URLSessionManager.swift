@@ -414,14 +414,13 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// `request` with the file at `fileURL` as a body stream and its length as `Content-Length`.
     private static func streaming(_ fileURL: URL, as request: URLRequest) throws -> URLRequest {
-        guard let stream = InputStream(url: fileURL),
-              let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.size] as? NSNumber else {
+        guard let stream = InputStream(url: fileURL), let size = FileSize.ofRegularFile(atPath: fileURL.path) else {
             throw SessionError.bodyStreamFailed(underlying: CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: fileURL.path]))
         }
         var streamed = request
         streamed.httpBody = nil
         streamed.httpBodyStream = stream
-        streamed.setValue(size.stringValue, forHTTPHeaderField: "Content-Length")
+        streamed.setValue(String(size), forHTTPHeaderField: "Content-Length")
         return streamed
     }
 

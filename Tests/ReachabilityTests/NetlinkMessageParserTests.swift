@@ -41,30 +41,30 @@ final class NetlinkMessageParserTests: XCTestCase {
         0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
     ]
 
-    func testLinkMessageGivesIndexFlagsAndName() throws {
-        XCTAssertEqual(try NetlinkMessageParser.events(in: Self.newLink), [.link(index: 2, flags: 0x11043, name: "eth0", removed: false)])
+    func testLinkMessageIsALinkChange() throws {
+        XCTAssertEqual(try NetlinkMessageParser.events(in: Self.newLink), [.link])
     }
 
     func testAddressRemovalIsParsed() throws {
-        XCTAssertEqual(try NetlinkMessageParser.events(in: Self.deleteAddress), [.address(index: 3, family: 2, removed: true)])
+        XCTAssertEqual(try NetlinkMessageParser.events(in: Self.deleteAddress), [.address])
     }
 
     func testRouteMessagesAreParsedForBothFamilies() throws {
-        XCTAssertEqual(try NetlinkMessageParser.events(in: Self.newRoute), [.route(family: 10, table: 254, removed: false)])
-        XCTAssertEqual(try NetlinkMessageParser.events(in: Self.deleteRoute), [.route(family: 2, table: 254, removed: true)])
+        XCTAssertEqual(try NetlinkMessageParser.events(in: Self.newRoute), [.route])
+        XCTAssertEqual(try NetlinkMessageParser.events(in: Self.deleteRoute), [.route])
     }
 
     func testABurstOfMessagesInOneBufferIsParsedInOrder() throws {
         let burst = Self.newLink + Self.deleteAddress + Self.neighbour + Self.newRoute + Self.done
         XCTAssertEqual(try NetlinkMessageParser.events(in: burst), [
-            .link(index: 2, flags: 0x11043, name: "eth0", removed: false),
-            .address(index: 3, family: 2, removed: true),
-            .route(family: 10, table: 254, removed: false),
+            .link,
+            .address,
+            .route,
         ])
     }
 
-    func testErrorMessageCarriesTheErrno() throws {
-        XCTAssertEqual(try NetlinkMessageParser.events(in: Self.error), [.error(-1)])
+    func testErrorMessageIsReported() throws {
+        XCTAssertEqual(try NetlinkMessageParser.events(in: Self.error), [.error])
     }
 
     func testUnrelatedMessagesAreSkipped() throws {
@@ -75,12 +75,6 @@ final class NetlinkMessageParserTests: XCTestCase {
         XCTAssertThrowsError(try NetlinkMessageParser.events(in: Array(Self.newLink.prefix(40)))) {
             XCTAssertEqual($0 as? NetlinkMessageParser.Failure, .truncated(offset: 0))
         }
-    }
-
-    func testAttributeOverrunningItsMessageIsRejected() {
-        var corrupt = Self.newLink
-        corrupt[32] = 0x40
-        XCTAssertThrowsError(try NetlinkMessageParser.events(in: corrupt))
     }
 
     func testHeaderClaimingLessThanItselfIsRejected() {

@@ -1,4 +1,5 @@
 import AFSecurity
+import AFSerialization
 import LibcurlBridge
 import OpenSSLBridge
 import Foundation
@@ -20,8 +21,6 @@ final class CurlTransfer: @unchecked Sendable {
         case stream(InputStream, consumed: Bool)
     }
 
-    private static let maximumRedirects = 16
-
     private var request: URLRequest
     private var urlProtocol: CurlURLProtocol?
     private let transport: CurlTransport
@@ -32,9 +31,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var uploadLength: Int64 = -1
     private var reportedUpload: Int64 = 0
     private var headerLines: [String] = []
-    private var followUp: URLRequest?
-    private var redirects = 0
-    private var authenticationAttempted = false
+    private var state = CurlTransferState<URLRequest>()
     private var evaluation: TrustEvaluation?
     private lazy var window = CurlReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
         guard let self else { return }
@@ -82,6 +79,7 @@ final class CurlTransfer: @unchecked Sendable {
             return nil
         }
         self.easy = easy
+        state.handleStarted()
         headerLines = []
         errorBuffer.initialize(repeating: 0, count: 256)
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -160,25 +158,28 @@ final class CurlTransfer: @unchecked Sendable {
     /// The handle finished with `curlCode` and was removed from the multi handle.
     func finish(curlCode: Int32) {
         releaseHandle()
-        if curlCode == CurlCode.ok, let next = followUp {
-            followUp = nil
+        switch state.hopFinished(curlCode: curlCode) {
+        case .startNextHop(let next):
             request = next
             body = Self.body(of: next, previous: body)
             guard let easy = makeHandle() else { return }
             transport.startNextHop(self, easy: easy)
-            return
-        }
-        guard let urlProtocol else { return }
-        if curlCode == CurlCode.ok {
+        case .finishLoading:
+            guard let urlProtocol else { return }
             urlProtocol.client?.urlProtocolDidFinishLoading(urlProtocol)
-        } else {
+            self.urlProtocol = nil
+        case .fail(let curlCode):
+            guard let urlProtocol else { return }
             urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error(for: curlCode))
+            self.urlProtocol = nil
+        case .nothing:
+            break
         }
-        self.urlProtocol = nil
     }
 
     /// The task was cancelled: stop without calling the client again.
     func cancel() {
+        state.cancelled()
         if let easy { transport.remove(easy) }
         releaseHandle()
         urlProtocol = nil
@@ -192,7 +193,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func fail(_ error: any Error) {
-        guard let urlProtocol else { return }
+        guard state.failed(), let urlProtocol else { return }
         urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error)
         self.urlProtocol = nil
     }
@@ -230,76 +231,36 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: Responses
 
     private func headerBlockEnded() {
-        guard let status = headerLines.first, let url = request.url else { return }
-        let parts = status.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, let code = Int(parts[1]), !(100..<200).contains(code) else {
-            headerLines = []
-            return
+        defer { headerLines = [] }
+        guard let url = request.url, let head = ResponseHead.parse(headerLines), let response = head.response(for: url) else { return }
+        transport.settings.storeCookies(head.setCookies, from: url)
+        guard state.deliversToClient else { return }
+        if let next = redirectRequest(after: response) {
+            state.redirect(to: next)
+        } else if let next = authenticatedRequest(after: response) {
+            state.retryAuthenticated(with: next)
+        } else if let urlProtocol {
+            urlProtocol.client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
         }
-        var fields: [String: String] = [:]
-        var setCookieValues: [String] = []
-        for line in headerLines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            if name.lowercased() == "set-cookie" { setCookieValues.append(value) }
-            if let key = fields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
-                fields[key]! += ", " + value
-            } else {
-                fields[name] = value
-            }
-        }
-        let version = parts[0] == "HTTP/2" ? "HTTP/2" : String(parts[0])
-        guard let response = HTTPURLResponse(url: url, statusCode: code, httpVersion: version, headerFields: fields) else { return }
-        transport.settings.storeCookies(setCookieValues, from: url)
-        if let next = nextRequest(after: response) {
-            followUp = next
-            return
-        }
-        guard let urlProtocol else { return }
-        urlProtocol.client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
     }
 
-    /// The request that answers `response`: a redirect the manager accepts, or the same
-    /// request with the manager's credential after a first Basic challenge.
-    private func nextRequest(after response: HTTPURLResponse) -> URLRequest? {
-        guard let task else { return nil }
-        if [301, 302, 303, 307, 308].contains(response.statusCode), redirects < Self.maximumRedirects,
-           let location = response.value(forHTTPHeaderField: "Location"),
-           let target = URL(string: location, relativeTo: request.url)?.absoluteURL {
-            let proposed = redirectRequest(to: target, status: response.statusCode)
-            guard let accepted = transport.observer?.curlTask(task, willRedirectWith: response, to: proposed) else { return nil }
-            redirects += 1
-            return accepted
-        }
-        if response.statusCode == 401, !authenticationAttempted, !isStream,
-           response.value(forHTTPHeaderField: "WWW-Authenticate")?.lowercased().hasPrefix("basic") ?? false,
-           let credential = transport.observer?.curlTask(task, credentialFor: response),
-           let user = credential.user, let password = credential.password {
-            authenticationAttempted = true
-            var next = request
-            next.setValue("Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
-            return next
-        }
-        return nil
+    /// The request that follows a redirect `response`, when the manager accepts one.
+    private func redirectRequest(after response: HTTPURLResponse) -> URLRequest? {
+        guard let task, let target = FollowUpRules.redirectTarget(
+            status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), relativeTo: request.url,
+            redirectsSoFar: state.redirects) else { return nil }
+        let proposed = FollowUpRules.redirectRequest(from: request, to: target, status: response.statusCode)
+        return transport.observer?.curlTask(task, willRedirectWith: response, to: proposed)
     }
 
-    /// The request URLSession would follow a redirect with: 303, and 301/302 of a POST, turn
-    /// into a GET without body; credentials are not carried to another host.
-    private func redirectRequest(to target: URL, status: Int) -> URLRequest {
-        var next = request
-        next.url = target
-        let method = request.httpMethod?.uppercased() ?? "GET"
-        if (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST") {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.httpBodyStream = nil
-            for header in ["Content-Type", "Content-Length"] { next.setValue(nil, forHTTPHeaderField: header) }
-        }
-        if target.host?.lowercased() != request.url?.host?.lowercased() || target.port != request.url?.port {
-            next.setValue(nil, forHTTPHeaderField: "Authorization")
-        }
-        return next
+    /// The same request with the manager's credential after a first Basic challenge.
+    private func authenticatedRequest(after response: HTTPURLResponse) -> URLRequest? {
+        guard let task, FollowUpRules.answersBasicChallenge(
+            status: response.statusCode, wwwAuthenticate: response.value(forHTTPHeaderField: "WWW-Authenticate"),
+            alreadyAttempted: state.authenticationAttempted, bodyIsStream: isStream),
+            let credential = transport.observer?.curlTask(task, credentialFor: response),
+            let user = credential.user, let password = credential.password else { return nil }
+        return FollowUpRules.authenticated(request, user: user, password: password)
     }
 
     // MARK: libcurl callbacks
@@ -329,7 +290,7 @@ final class CurlTransfer: @unchecked Sendable {
         bytes, size, count, context in
         let length = size * count
         let transfer = transfer(context)
-        guard transfer.followUp == nil, let urlProtocol = transfer.urlProtocol, let bytes, length > 0 else { return length }
+        guard transfer.state.deliversToClient, let urlProtocol = transfer.urlProtocol, let bytes, length > 0 else { return length }
         guard transfer.window.admit(length) else { return CurlSocket.writeFunctionPause }
         urlProtocol.client?.urlProtocol(urlProtocol, didLoad: Data(bytes: bytes, count: length))
         return length

@@ -1,0 +1,53 @@
+import AFSerialization
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// When a libcurl transfer answers a response with another request, and which: the redirect
+/// rules URLSession applies, and the one retry with a Basic credential. Pure: tested without a
+/// server. The manager still decides whether a proposed redirect is followed.
+enum FollowUpRules {
+    /// At most this many redirects are followed for one task (URLSession's limit).
+    static let maximumRedirects = 16
+
+    /// The absolute target of a redirect response to follow: a redirect status, a `Location`
+    /// (relative to `url`), and fewer than `maximumRedirects` followed so far.
+    static func redirectTarget(status: Int, location: String?, relativeTo url: URL?, redirectsSoFar: Int) -> URL? {
+        guard [301, 302, 303, 307, 308].contains(status), redirectsSoFar < maximumRedirects, let location else { return nil }
+        return URL(string: location, relativeTo: url)?.absoluteURL
+    }
+
+    /// The request URLSession would follow a redirect with: 303 (except for HEAD), and 301/302
+    /// of a POST, turn into a GET without body; credentials are not carried to another host or
+    /// port.
+    static func redirectRequest(from request: URLRequest, to target: URL, status: Int) -> URLRequest {
+        var next = request
+        next.url = target
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        if (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for header in ["Content-Type", "Content-Length"] { next.setValue(nil, forHTTPHeaderField: header) }
+        }
+        if target.host?.lowercased() != request.url?.host?.lowercased() || target.port != request.url?.port {
+            next.setValue(nil, forHTTPHeaderField: "Authorization")
+        }
+        return next
+    }
+
+    /// Whether a response is a Basic challenge the transport may answer: a 401 with a Basic
+    /// `WWW-Authenticate`, the first for this task, of a request whose body can be sent again
+    /// (a stream cannot).
+    static func answersBasicChallenge(status: Int, wwwAuthenticate: String?, alreadyAttempted: Bool, bodyIsStream: Bool) -> Bool {
+        status == 401 && !alreadyAttempted && !bodyIsStream && (wwwAuthenticate?.lowercased().hasPrefix("basic") ?? false)
+    }
+
+    /// `request` again, with `Authorization: Basic` for `user` and `password`.
+    static func authenticated(_ request: URLRequest, user: String, password: String) -> URLRequest {
+        var next = request
+        next.setValue(BasicAuthorization.headerValue(user: user, password: password), forHTTPHeaderField: "Authorization")
+        return next
+    }
+}

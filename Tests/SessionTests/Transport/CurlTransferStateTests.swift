@@ -1,0 +1,82 @@
+@testable import AFSession
+import XCTest
+
+/// The lifecycle of one libcurl transfer, event by event, without a server.
+final class CurlTransferStateTests: XCTestCase {
+    private typealias State = CurlTransferState<String>
+
+    private func isStart(_ completion: State.Completion, of next: String) -> Bool {
+        if case .startNextHop(let request) = completion { return request == next }
+        return false
+    }
+
+    func testARunningHopDeliversToTheClientAndFinishesLoading() {
+        var state = State()
+        XCTAssertFalse(state.deliversToClient)
+        state.handleStarted()
+        XCTAssertTrue(state.deliversToClient)
+        guard case .finishLoading = state.hopFinished(curlCode: 0) else { return XCTFail("expected finishLoading") }
+        XCTAssertFalse(state.deliversToClient)
+    }
+
+    func testAFailedHopFailsWithItsCode() {
+        var state = State()
+        state.handleStarted()
+        guard case .fail(let code) = state.hopFinished(curlCode: 7) else { return XCTFail("expected fail") }
+        XCTAssertEqual(code, 7)
+    }
+
+    func testARedirectDiscardsTheHopsBodyThenStartsTheNextHop() {
+        var state = State()
+        state.handleStarted()
+        state.redirect(to: "next")
+        XCTAssertFalse(state.deliversToClient, "the redirect's own body is not the task's")
+        XCTAssertEqual(state.redirects, 1)
+        XCTAssertTrue(isStart(state.hopFinished(curlCode: 0), of: "next"))
+        state.handleStarted()
+        XCTAssertTrue(state.deliversToClient)
+    }
+
+    func testAHopThatFailsWhileAwaitingTheNextFailsTheTask() {
+        var state = State()
+        state.handleStarted()
+        state.redirect(to: "next")
+        guard case .fail(let code) = state.hopFinished(curlCode: 56) else { return XCTFail("expected fail") }
+        XCTAssertEqual(code, 56)
+    }
+
+    func testTheBasicRetryIsRecordedOnce() {
+        var state = State()
+        state.handleStarted()
+        state.retryAuthenticated(with: "again")
+        XCTAssertTrue(state.authenticationAttempted)
+        XCTAssertTrue(isStart(state.hopFinished(curlCode: 0), of: "again"))
+    }
+
+    func testACancelledTransferTellsTheClientNothingMore() {
+        var state = State()
+        state.handleStarted()
+        state.cancelled()
+        XCTAssertFalse(state.deliversToClient)
+        guard case .nothing = state.hopFinished(curlCode: 0) else { return XCTFail("expected nothing") }
+        XCTAssertFalse(state.failed(), "the client is not told of a failure after a cancel")
+    }
+
+    func testAFailureIsReportedOnlyOnce() {
+        var state = State()
+        XCTAssertTrue(state.failed())
+        XCTAssertFalse(state.failed())
+        guard case .nothing = state.hopFinished(curlCode: 0) else { return XCTFail("expected nothing") }
+    }
+
+    func testEventsAfterTheEndChangeNothing() {
+        var state = State()
+        state.handleStarted()
+        _ = state.hopFinished(curlCode: 0)
+        state.redirect(to: "late")
+        state.retryAuthenticated(with: "late")
+        XCTAssertEqual(state.redirects, 0)
+        XCTAssertFalse(state.authenticationAttempted)
+        guard case .nothing = state.hopFinished(curlCode: 0) else { return XCTFail("expected nothing") }
+    }
+}

@@ -1,0 +1,92 @@
+@testable import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// The redirect and Basic-retry rules of the libcurl transport, without a server.
+final class FollowUpRulesTests: XCTestCase {
+    private let origin = URL(string: "https://api.example.com:8443/v1/items?q=1")!
+
+    private func request(_ method: String, body: Data? = nil) -> URLRequest {
+        var request = URLRequest(url: origin)
+        request.httpMethod = method
+        request.httpBody = body
+        if body != nil {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("\(body!.count)", forHTTPHeaderField: "Content-Length")
+        }
+        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        return request
+    }
+
+    func testRedirectStatusesWithALocationGiveTheAbsoluteTarget() {
+        for status in [301, 302, 303, 307, 308] {
+            XCTAssertEqual(FollowUpRules.redirectTarget(status: status, location: "../v2/items", relativeTo: origin, redirectsSoFar: 0),
+                           URL(string: "https://api.example.com:8443/v2/items"), "\(status)")
+        }
+    }
+
+    func testOtherStatusesAMissingLocationAndTheLimitGiveNoTarget() {
+        XCTAssertNil(FollowUpRules.redirectTarget(status: 304, location: "/x", relativeTo: origin, redirectsSoFar: 0))
+        XCTAssertNil(FollowUpRules.redirectTarget(status: 200, location: "/x", relativeTo: origin, redirectsSoFar: 0))
+        XCTAssertNil(FollowUpRules.redirectTarget(status: 302, location: nil, relativeTo: origin, redirectsSoFar: 0))
+        XCTAssertNil(FollowUpRules.redirectTarget(status: 302, location: "/x", relativeTo: origin, redirectsSoFar: FollowUpRules.maximumRedirects))
+        XCTAssertNotNil(FollowUpRules.redirectTarget(status: 302, location: "/x", relativeTo: origin, redirectsSoFar: FollowUpRules.maximumRedirects - 1))
+    }
+
+    func test303TurnsAnyMethodButHEADIntoAGetWithoutBody() {
+        let target = URL(string: "https://api.example.com:8443/done")!
+        let next = FollowUpRules.redirectRequest(from: request("PUT", body: Data("{}".utf8)), to: target, status: 303)
+        XCTAssertEqual(next.httpMethod, "GET")
+        XCTAssertNil(next.httpBody)
+        XCTAssertNil(next.value(forHTTPHeaderField: "Content-Type"))
+        XCTAssertNil(next.value(forHTTPHeaderField: "Content-Length"))
+        XCTAssertEqual(FollowUpRules.redirectRequest(from: request("HEAD"), to: target, status: 303).httpMethod, "HEAD")
+    }
+
+    func test301And302TurnOnlyAPOSTIntoAGet() {
+        let target = URL(string: "https://api.example.com:8443/moved")!
+        for status in [301, 302] {
+            XCTAssertEqual(FollowUpRules.redirectRequest(from: request("POST", body: Data("{}".utf8)), to: target, status: status).httpMethod, "GET")
+            let put = FollowUpRules.redirectRequest(from: request("PUT", body: Data("{}".utf8)), to: target, status: status)
+            XCTAssertEqual(put.httpMethod, "PUT")
+            XCTAssertEqual(put.httpBody, Data("{}".utf8))
+        }
+    }
+
+    func test307And308KeepTheMethodAndBody() {
+        let target = URL(string: "https://api.example.com:8443/again")!
+        for status in [307, 308] {
+            let next = FollowUpRules.redirectRequest(from: request("POST", body: Data("{}".utf8)), to: target, status: status)
+            XCTAssertEqual(next.httpMethod, "POST")
+            XCTAssertEqual(next.httpBody, Data("{}".utf8))
+            XCTAssertEqual(next.url, target)
+        }
+    }
+
+    func testAuthorizationIsKeptOnTheSameHostAndPortOnly() {
+        let same = FollowUpRules.redirectRequest(from: request("GET"), to: URL(string: "https://API.example.com:8443/other")!, status: 302)
+        XCTAssertEqual(same.value(forHTTPHeaderField: "Authorization"), "Bearer secret")
+        for target in ["https://evil.example.net:8443/", "https://api.example.com:9443/", "https://api.example.com/"] {
+            let next = FollowUpRules.redirectRequest(from: request("GET"), to: URL(string: target)!, status: 302)
+            XCTAssertNil(next.value(forHTTPHeaderField: "Authorization"), target)
+        }
+    }
+
+    func testOnlyAFirstBasicChallengeOfARepeatableBodyIsAnswered() {
+        XCTAssertTrue(FollowUpRules.answersBasicChallenge(status: 401, wwwAuthenticate: #"Basic realm="x""#, alreadyAttempted: false, bodyIsStream: false))
+        XCTAssertTrue(FollowUpRules.answersBasicChallenge(status: 401, wwwAuthenticate: "basic", alreadyAttempted: false, bodyIsStream: false))
+        XCTAssertFalse(FollowUpRules.answersBasicChallenge(status: 401, wwwAuthenticate: "Basic", alreadyAttempted: true, bodyIsStream: false))
+        XCTAssertFalse(FollowUpRules.answersBasicChallenge(status: 401, wwwAuthenticate: "Basic", alreadyAttempted: false, bodyIsStream: true))
+        XCTAssertFalse(FollowUpRules.answersBasicChallenge(status: 401, wwwAuthenticate: #"Digest realm="x""#, alreadyAttempted: false, bodyIsStream: false))
+        XCTAssertFalse(FollowUpRules.answersBasicChallenge(status: 401, wwwAuthenticate: nil, alreadyAttempted: false, bodyIsStream: false))
+        XCTAssertFalse(FollowUpRules.answersBasicChallenge(status: 403, wwwAuthenticate: "Basic", alreadyAttempted: false, bodyIsStream: false))
+    }
+
+    func testTheRetryCarriesTheBasicCredentialInExactBytes() {
+        let next = FollowUpRules.authenticated(request("GET"), user: "user", password: "p:ss")
+        XCTAssertEqual(next.value(forHTTPHeaderField: "Authorization"), "Basic dXNlcjpwOnNz")
+    }
+}

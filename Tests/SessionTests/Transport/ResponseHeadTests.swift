@@ -1,0 +1,64 @@
+@testable import AFSession
+import Foundation
+import XCTest
+
+/// The response-header parser, from header lines as libcurl hands them over.
+final class ResponseHeadTests: XCTestCase {
+    func testStatusLineAndFieldsBecomeTheHead() throws {
+        let head = try XCTUnwrap(ResponseHead.parse(["HTTP/1.1 201 Created", "Content-Type: application/json", "Content-Length:  12 "]))
+        XCTAssertEqual(head.statusCode, 201)
+        XCTAssertEqual(head.httpVersion, "HTTP/1.1")
+        XCTAssertEqual(head.fields, ["Content-Type": "application/json", "Content-Length": "12"])
+        XCTAssertEqual(head.setCookies, [])
+    }
+
+    func testRepeatedFieldsAreJoinedUnderTheFirstSpellingInAnyCase() throws {
+        let head = try XCTUnwrap(ResponseHead.parse(["HTTP/1.1 200 OK", "Vary: Accept", "vary: Origin", "VARY: Cookie"]))
+        XCTAssertEqual(head.fields, ["Vary": "Accept, Origin, Cookie"])
+    }
+
+    func testEachSetCookieLineIsKeptWhole() throws {
+        let head = try XCTUnwrap(ResponseHead.parse([
+            "HTTP/1.1 200 OK",
+            "Set-Cookie: a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT",
+            "set-cookie: b=2; Path=/",
+        ]))
+        XCTAssertEqual(head.setCookies, ["a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT", "b=2; Path=/"])
+        XCTAssertEqual(head.fields["Set-Cookie"], "a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT, b=2; Path=/")
+    }
+
+    func testHTTP2StatusLineWithoutAReasonIsParsed() throws {
+        let head = try XCTUnwrap(ResponseHead.parse(["HTTP/2 204", "server: nginx"]))
+        XCTAssertEqual(head.statusCode, 204)
+        XCTAssertEqual(head.httpVersion, "HTTP/2")
+        XCTAssertEqual(head.fields, ["server": "nginx"])
+    }
+
+    func testAContinueBlockIsInterimAndGivesNoHead() {
+        XCTAssertNil(ResponseHead.parse(["HTTP/1.1 100 Continue"]))
+        XCTAssertNil(ResponseHead.parse(["HTTP/1.1 103 Early Hints", "Link: </a.css>; rel=preload"]))
+    }
+
+    func testALineWithoutAColonIsIgnored() throws {
+        let head = try XCTUnwrap(ResponseHead.parse(["HTTP/1.1 200 OK", "garbage line", "X-A: 1"]))
+        XCTAssertEqual(head.fields, ["X-A": "1"])
+    }
+
+    func testAFoldedLineContinuesThePreviousField() throws {
+        let head = try XCTUnwrap(ResponseHead.parse(["HTTP/1.1 200 OK", "X-Long: first", "\tsecond", " third"]))
+        XCTAssertEqual(head.fields, ["X-Long": "first second third"])
+    }
+
+    func testAnEmptyValueIsKept() throws {
+        let head = try XCTUnwrap(ResponseHead.parse(["HTTP/1.0 200 OK", "X-Empty:"]))
+        XCTAssertEqual(head.fields, ["X-Empty": ""])
+        XCTAssertEqual(head.httpVersion, "HTTP/1.0")
+    }
+
+    func testStatusLinesThatAreNotHTTPGiveNoHead() {
+        for line in ["", "HTTP/1.1", "HTTP/1.1 abc OK", "HTTP/1.1 20 OK", "HTTP/1.1 2000 OK", "ICY 200 OK", "HTTP/1.1 700 Odd"] {
+            XCTAssertNil(ResponseHead.parse([line]), line)
+        }
+        XCTAssertNil(ResponseHead.parse([]))
+    }
+}
