@@ -189,8 +189,23 @@ final class TaskDelegate: @unchecked Sendable {
         deliver(uploadProgress, handler: handlers.uploadProgress, direction: .upload)
     }
 
-    func didRedirect() {
-        state.withLock { $0.redirectCount += 1 }
+    /// Counts a redirect; returns how many the task has met.
+    func didRedirect() -> Int {
+        state.withLock { state in
+            state.redirectCount += 1
+            return state.redirectCount
+        }
+    }
+
+    /// A redirect past the manager's limit was not followed.
+    func didStopRedirects(after response: HTTPURLResponse) {
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "More than \(URLSessionManager.maximumRedirects) redirects."]
+        userInfo[NSURLErrorFailingURLErrorKey] = response.url
+        let error = URLError(.httpTooManyRedirects, userInfo: userInfo)
+        state.withLock { state in
+            state.redirectCount -= 1
+            state.record(.failed(error))
+        }
     }
 
     /// A 307/308 redirect that URLSession would follow with an empty body was stopped.

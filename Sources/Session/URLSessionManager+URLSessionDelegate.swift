@@ -67,7 +67,10 @@ extension URLSessionManager: URLSessionDataDelegate {
 
     /// Follows redirects (or what the override chooses), except a 307 or 308 of a request
     /// with a body, which URLSession on Linux would re-send empty: that one stops at the
-    /// redirect response and the task fails with `SessionError.redirectWouldDropBody`.
+    /// redirect response and the task fails with `SessionError.redirectWouldDropBody`. At most
+    /// `maximumRedirects` are followed; the next fails the task with
+    /// `URLError.httpTooManyRedirects`, as on Apple platforms (URLSession on Linux follows a
+    /// delegate's redirects without limit).
     public func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
@@ -79,7 +82,10 @@ extension URLSessionManager: URLSessionDataDelegate {
     /// stop at the redirect response.
     func redirection(of task: URLSessionTask, in session: URLSession, response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
         let delegate = table.delegate(for: task)
-        delegate?.didRedirect()
+        if let delegate, delegate.didRedirect() > Self.maximumRedirects {
+            delegate.didStopRedirects(after: response)
+            return nil
+        }
         if [307, 308].contains(response.statusCode), delegate?.hasRequestBody ?? false {
             delegate?.didStopRedirect(response)
             return nil

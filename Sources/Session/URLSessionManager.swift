@@ -60,6 +60,10 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var credential: URLCredential?
     }
 
+    /// How many redirects a task follows at most, on either transport (URLSession's limit on
+    /// Apple platforms).
+    public static let maximumRedirects = 16
+
     /// The serial queue URLSession calls the delegate on.
     public let operationQueue: OperationQueue
     /// The configuration every session of this manager is made with.

@@ -67,4 +67,12 @@ final class RedirectTests: XCTestCase {
         XCTAssertNil(result.error)
         XCTAssertEqual(result.json?["method"] as? String, "GET")
     }
+
+    func testMoreThanSixteenRedirectsFailWithTooManyRedirects() throws {
+        let manager = makeManager()
+        let result = try complete { handler in
+            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/redirect/20")), completionHandler: handler))
+        }
+        XCTAssertEqual((result.error as? URLError)?.code, .httpTooManyRedirects, "\(String(describing: result.error))")
+    }
 }

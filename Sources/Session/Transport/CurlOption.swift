@@ -43,18 +43,10 @@ enum CurlMultiOption {
     static let maxHostConnections: Int32 = 7
 }
 
+/// The results the transport returns from its own callbacks (`CurlError` maps the rest).
 enum CurlCode {
     static let ok: Int32 = 0
-    static let couldNotResolveHost: Int32 = 6
-    static let couldNotConnect: Int32 = 7
-    static let readError: Int32 = 26
-    static let operationTimedOut: Int32 = 28
     static let sslConnectError: Int32 = 35
-    static let abortedByCallback: Int32 = 42
-    static let gotNothing: Int32 = 52
-    static let sendError: Int32 = 55
-    static let receiveError: Int32 = 56
-    static let peerFailedVerification: Int32 = 60
 }
 
 enum CurlSocket {

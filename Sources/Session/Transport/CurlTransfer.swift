@@ -214,18 +214,10 @@ final class CurlTransfer: @unchecked Sendable {
             return URLError(.serverCertificateUntrusted, userInfo: userInfo)
         }
         let message = String(cString: errorBuffer)
-        userInfo[NSLocalizedDescriptionKey] = message.isEmpty ? String(cString: afn_easy_strerror(curlCode)) : message
-        let code: URLError.Code
-        switch curlCode {
-        case CurlCode.couldNotResolveHost: code = .cannotFindHost
-        case CurlCode.couldNotConnect: code = .cannotConnectToHost
-        case CurlCode.operationTimedOut: code = .timedOut
-        case CurlCode.sslConnectError, CurlCode.peerFailedVerification: code = .secureConnectionFailed
-        case CurlCode.gotNothing, CurlCode.sendError, CurlCode.receiveError: code = .networkConnectionLost
-        case CurlCode.readError, CurlCode.abortedByCallback: code = .cancelled
-        default: code = .unknown
-        }
-        return URLError(code, userInfo: userInfo)
+        let curlError = CurlError(code: curlCode, message: message.isEmpty ? String(cString: afn_easy_strerror(curlCode)) : message)
+        userInfo[NSLocalizedDescriptionKey] = curlError.message
+        userInfo[NSUnderlyingErrorKey] = curlError
+        return URLError(curlError.urlErrorCode, userInfo: userInfo)
     }
 
     // MARK: Responses
@@ -247,8 +239,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The request that follows a redirect `response`, when the manager accepts one.
     private func redirectRequest(after response: HTTPURLResponse) -> URLRequest? {
         guard let task, let target = FollowUpRules.redirectTarget(
-            status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), relativeTo: request.url,
-            redirectsSoFar: state.redirects) else { return nil }
+            status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), relativeTo: request.url) else { return nil }
         let proposed = FollowUpRules.redirectRequest(from: request, to: target, status: response.statusCode)
         return transport.observer?.curlTask(task, willRedirectWith: response, to: proposed)
     }

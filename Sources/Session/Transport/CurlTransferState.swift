@@ -25,8 +25,6 @@ struct CurlTransferState<Request> {
     }
 
     private(set) var phase = Phase.idle
-    /// Redirects followed so far.
-    private(set) var redirects = 0
     /// Whether the one Basic retry was made.
     private(set) var authenticationAttempted = false
 
@@ -44,7 +42,6 @@ struct CurlTransferState<Request> {
     /// The running hop's head asked for a redirect to `next`.
     mutating func redirect(to next: Request) {
         guard deliversToClient else { return }
-        redirects += 1
         phase = .awaitingNextHop(next: next)
     }
 

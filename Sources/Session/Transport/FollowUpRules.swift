@@ -8,13 +8,10 @@ import FoundationNetworking
 /// rules URLSession applies, and the one retry with a Basic credential. Pure: tested without a
 /// server. The manager still decides whether a proposed redirect is followed.
 enum FollowUpRules {
-    /// At most this many redirects are followed for one task (URLSession's limit).
-    static let maximumRedirects = 16
-
-    /// The absolute target of a redirect response to follow: a redirect status, a `Location`
-    /// (relative to `url`), and fewer than `maximumRedirects` followed so far.
-    static func redirectTarget(status: Int, location: String?, relativeTo url: URL?, redirectsSoFar: Int) -> URL? {
-        guard [301, 302, 303, 307, 308].contains(status), redirectsSoFar < maximumRedirects, let location else { return nil }
+    /// The absolute target of a redirect response: a redirect status and a `Location`
+    /// (relative to `url`). How many are followed is the manager's rule, for both transports.
+    static func redirectTarget(status: Int, location: String?, relativeTo url: URL?) -> URL? {
+        guard [301, 302, 303, 307, 308].contains(status), let location else { return nil }
         return URL(string: location, relativeTo: url)?.absoluteURL
     }
 

@@ -1,0 +1,52 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// libcurl's result for a failed transfer: its `CURLcode` and message. The libcurl transport
+/// fails a task with the closest `URLError` (`urlErrorCode`) and keeps this value as the
+/// error's underlying error (`NSUnderlyingErrorKey`), so that a caller can tell a reset from a
+/// protocol error and log what libcurl said.
+public struct CurlError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// libcurl's `CURLcode`, e.g. 7 for `CURLE_COULDNT_CONNECT`.
+    public let code: Int32
+    /// libcurl's message for the failure (its error buffer, or `curl_easy_strerror`).
+    public let message: String
+
+    /// A result `code` with libcurl's `message`.
+    public init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// "curl error CODE: MESSAGE".
+    public var description: String { "curl error \(code): \(message)" }
+
+    /// The `URLError` code URLSession reports for the same failure; `.unknown` for results
+    /// that have none.
+    public var urlErrorCode: URLError.Code {
+        switch code {
+        case 1: return .unsupportedURL // CURLE_UNSUPPORTED_PROTOCOL
+        case 3: return .badURL // CURLE_URL_MALFORMAT
+        case 5, 6: return .cannotFindHost // CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST
+        case 7: return .cannotConnectToHost // CURLE_COULDNT_CONNECT
+        case 8: return .badServerResponse // CURLE_WEIRD_SERVER_REPLY
+        case 16, 92: return .networkConnectionLost // CURLE_HTTP2, CURLE_HTTP2_STREAM
+        case 18: return .networkConnectionLost // CURLE_PARTIAL_FILE: body shorter than declared
+        case 26: return .requestBodyStreamExhausted // CURLE_READ_ERROR: the body could not be read
+        case 28: return .timedOut // CURLE_OPERATION_TIMEDOUT
+        case 35: return .secureConnectionFailed // CURLE_SSL_CONNECT_ERROR
+        case 42: return .cancelled // CURLE_ABORTED_BY_CALLBACK
+        case 47: return .httpTooManyRedirects // CURLE_TOO_MANY_REDIRECTS
+        case 52: return .networkConnectionLost // CURLE_GOT_NOTHING: closed before a response
+        case 55, 56: return .networkConnectionLost // CURLE_SEND_ERROR, CURLE_RECV_ERROR
+        case 58: return .clientCertificateRejected // CURLE_SSL_CERTPROBLEM
+        case 60: return .serverCertificateUntrusted // CURLE_PEER_FAILED_VERIFICATION
+        case 61: return .cannotDecodeContentData // CURLE_BAD_CONTENT_ENCODING
+        case 63: return .dataLengthExceedsMaximum // CURLE_FILESIZE_EXCEEDED
+        case 77: return .secureConnectionFailed // CURLE_SSL_CACERT_BADFILE
+        case 95: return .cannotParseResponse // CURLE_HTTP3
+        default: return .unknown
+        }
+    }
+}
