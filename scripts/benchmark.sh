@@ -21,7 +21,7 @@ bin="$(swift build -c release --show-bin-path)"
 "$bin/afn-benchmarks" serializer-throughput
 "$bin/afn-benchmarks" request-overhead "$NGINX_URL/1k.bin"
 
-source scripts/bulk.sh
+source scripts/python-servers.sh
 trap 'nginx_stop; bulk_stop; rm -rf "$files"' EXIT
 bulk_start
 "$bin/afn-benchmarks" transfer "$BULK_URL" "$bin/afn"

@@ -4,7 +4,9 @@
 # - multipart-memory: a multipart body streamed from a 1 GiB file (peak limit 64 MiB);
 # - slow-consumer-memory: a 256 MiB download with a progress consumer taking 0.5 ms per call,
 #   against a plain URLSession delegate doing the same (growth limit 64 MiB), served by the
-#   local bulk server.
+#   local bulk server;
+# - gzip-bomb-memory: a 1 GiB gzip bomb from the fault server fetched with the default response
+#   limits fails with the decompression limit (peak limit 64 MiB).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -12,7 +14,9 @@ swift build -c release --product afn-benchmarks
 bench="$(swift build -c release --show-bin-path)/afn-benchmarks"
 "$bench" multipart-memory
 
-source scripts/bulk.sh
-trap bulk_stop EXIT
+source scripts/python-servers.sh
+trap 'bulk_stop; fault_stop' EXIT
 bulk_start
 "$bench" slow-consumer-memory "$BULK_URL"
+fault_start
+"$bench" gzip-bomb-memory "$AFN_FAULT_URL"

@@ -18,7 +18,7 @@ if [ $# -gt 0 ]; then
     exit
 fi
 log="$(mktemp)"
-trap 'httpbin_stop; tls_servers_stop; rm -f "$log"' EXIT
+trap 'test_servers_stop; rm -f "$log"' EXIT
 swift test --disable-swift-testing --skip ReachabilityNamespaceTests 2>&1 | tee -a "$log"
 AFN_TEST_TRANSPORT=urlSession swift test --disable-swift-testing --skip-build --filter '^SessionTests\.' 2>&1 | tee -a "$log"
 bash scripts/reachability-namespace-tests.sh 2>&1 | tee -a "$log"

@@ -4,12 +4,21 @@
 # server's base URL (https://localhost:PORT) and AFN_TLS_<NAME>_LOG its access log, which
 # records every HTTP request line the server received.
 
-# For a script that needs httpbin (scripts/httpbin.sh, sourced first) and the TLS servers
-# until it exits: set-up, start both, stop both on exit.
+source "$(dirname "${BASH_SOURCE[0]}")/python-servers.sh"
+
+# For a script that needs httpbin (scripts/httpbin.sh, sourced first), the TLS servers and the
+# fault server (scripts/fault_server.py) until it exits: set-up, start all, stop all on exit.
 test_servers_serve() {
     httpbin_serve
-    trap 'httpbin_stop; tls_servers_stop' EXIT
+    trap 'test_servers_stop' EXIT
     tls_servers_start
+    fault_start
+}
+
+test_servers_stop() {
+    httpbin_stop
+    tls_servers_stop
+    fault_stop
 }
 
 TLS_SERVER_FIXTURES="localhost chained-localhost-fullchain expired wrong-host self-signed"

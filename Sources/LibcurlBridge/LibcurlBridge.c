@@ -24,6 +24,7 @@ static struct {
     int (*easy_setopt)(void *, int, ...);
     const char *(*easy_strerror)(int);
     int (*easy_pause)(void *, int);
+    int (*easy_getinfo)(void *, int, ...);
     void *(*slist_append)(void *, const char *);
     void (*slist_free_all)(void *);
     void *(*multi_init)(void);
@@ -59,6 +60,7 @@ static void load(void) {
     BIND(curl, easy_setopt, "curl_easy_setopt")
     BIND(curl, easy_strerror, "curl_easy_strerror")
     BIND(curl, easy_pause, "curl_easy_pause")
+    BIND(curl, easy_getinfo, "curl_easy_getinfo")
     BIND(curl, slist_append, "curl_slist_append")
     BIND(curl, slist_free_all, "curl_slist_free_all")
     BIND(curl, multi_init, "curl_multi_init")
@@ -92,6 +94,13 @@ int afn_easy_setopt_long(void *easy, int option, long value) { return api.easy_s
 int afn_easy_setopt_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
 int afn_easy_setopt_off(void *easy, int option, int64_t value) { return api.easy_setopt(easy, option, (long long)value); }
 const char *afn_easy_strerror(int code) { return api.easy_strerror(code); }
+
+int afn_easy_getinfo_off(void *easy, int info, int64_t *value) {
+    long long result = 0;
+    int code = api.easy_getinfo(easy, info, &result);
+    *value = (int64_t)result;
+    return code;
+}
 int afn_easy_pause(void *easy, int bitmask) {
     // Resuming delivers buffered data and may read from the connection.
     if (!afn_gate_enter()) return -1;

@@ -29,6 +29,10 @@ public enum SessionError: Error, Sendable {
     /// The manager's `SecurityPolicy` cannot be enforced because libcurl or OpenSSL could not
     /// be loaded; the request is refused rather than sent unchecked. Code -1200.
     case securityPolicyUnavailable(reason: String)
+    /// The response exceeded one of the task's `ResponseLimits`; the transfer was stopped.
+    /// `declaredLength` is the `Content-Length` the server declared, if any (a declared length
+    /// over the limit fails before the body is read). Code -1103 (data length exceeds maximum).
+    case responseLimitExceeded(limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?)
 }
 
 extension SessionError: CustomNSError, LocalizedError {
@@ -47,6 +51,7 @@ extension SessionError: CustomNSError, LocalizedError {
         case .invalidResumeData: return URLError.cannotOpenFile.rawValue
         case .pinningRequiresHTTPS: return -1022 // NSURLErrorAppTransportSecurityRequiresSecureConnection, absent from corelibs
         case .securityPolicyUnavailable: return URLError.secureConnectionFailed.rawValue
+        case .responseLimitExceeded: return URLError.Code.dataLengthExceedsMaximum.rawValue
         }
     }
 
@@ -65,6 +70,9 @@ extension SessionError: CustomNSError, LocalizedError {
         case .pinningRequiresHTTPS(let baseURL):
             return "A pinning security policy needs an https base URL, not \(baseURL?.absoluteString ?? "none")."
         case .securityPolicyUnavailable(let reason): return "The security policy cannot be enforced: \(reason)"
+        case .responseLimitExceeded(let limit, let declaredLength, _):
+            let declared = declaredLength.map { " (the server declared \($0) bytes)" } ?? ""
+            return "The response exceeded \(limit)\(declared)."
         }
     }
 
@@ -75,6 +83,8 @@ extension SessionError: CustomNSError, LocalizedError {
         case .authenticationRequired(let response?):
             userInfo[NSURLErrorFailingURLErrorKey] = response.url
         case .redirectWouldDropBody(let response):
+            userInfo[NSURLErrorFailingURLErrorKey] = response.url
+        case .responseLimitExceeded(_, _, let response?):
             userInfo[NSURLErrorFailingURLErrorKey] = response.url
         case .bodyStreamFailed(let underlying):
             userInfo[NSUnderlyingErrorKey] = underlying as NSError

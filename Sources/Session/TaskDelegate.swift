@@ -67,6 +67,7 @@ final class TaskDelegate: @unchecked Sendable {
         var pendingDeliveries: Set<Direction> = []
         var completed = false
         var receiveWindow: CurlReceiveWindow?
+        var limits: ResponseLimits
 
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {
@@ -100,7 +101,7 @@ final class TaskDelegate: @unchecked Sendable {
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
         session: URLSession, isCarriedByLibcurl: Bool, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
-        processingQueue: DispatchQueue
+        processingQueue: DispatchQueue, limits: ResponseLimits
     ) {
         self.task = task
         self.kind = kind
@@ -114,7 +115,7 @@ final class TaskDelegate: @unchecked Sendable {
         deliveryQueue = DispatchQueue(label: "AFNetworking.task", target: completionQueue ?? processingQueue)
         hasCompletionQueue = completionQueue != nil
         self.completionGroup = completionGroup
-        state = Locked(State(writer: writer))
+        state = Locked(State(writer: writer, limits: limits))
         downloadProgress.completedUnitCount = writer?.resumeOffset ?? 0
         for progress in [uploadProgress, downloadProgress] {
             progress.isCancellable = true
@@ -130,6 +131,11 @@ final class TaskDelegate: @unchecked Sendable {
     func didReceive(response: URLResponse) {
         guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode) else { return }
         let failed: Bool = state.withLock { state in
+            if let limit = state.limits.sizeLimit(isDownload: kind == .download), response.expectedContentLength > limit.bytes {
+                state.record(.failed(SessionError.responseLimitExceeded(
+                    limit: limit.limit, declaredLength: response.expectedContentLength, response: response)))
+                return true
+            }
             state.response = response
             state.responseStart = Date()
             state.data = Data()
@@ -162,6 +168,11 @@ final class TaskDelegate: @unchecked Sendable {
         let (failed, total): (Bool, Int64) = state.withLock { state in
             window = state.receiveWindow
             state.bytesReceived += Int64(data.count)
+            if let limit = state.limits.sizeLimit(isDownload: kind == .download), state.bytesReceived > limit.bytes {
+                let declared = state.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
+                state.record(.failed(SessionError.responseLimitExceeded(limit: limit.limit, declaredLength: declared, response: state.response)))
+                return (true, state.bytesReceived)
+            }
             guard let writer = state.writer else {
                 state.data.append(data)
                 return (false, state.bytesReceived)
@@ -211,6 +222,17 @@ final class TaskDelegate: @unchecked Sendable {
     /// A 307/308 redirect that URLSession would follow with an empty body was stopped.
     func didStopRedirect(_ response: HTTPURLResponse) {
         state.withLock { $0.record(.redirectStopped(response)) }
+    }
+
+    /// The task's response limits; `setResponseLimits(_:for:)` replaces them before it runs.
+    var limits: ResponseLimits {
+        get { state.withLock { $0.limits } }
+        set { state.withLock { $0.limits = newValue } }
+    }
+
+    /// The libcurl transport stopped the response for exceeding `limit`.
+    func didExceed(_ limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?) {
+        state.withLock { $0.record(.failed(SessionError.responseLimitExceeded(limit: limit, declaredLength: declaredLength, response: response))) }
     }
 
     /// A credential challenge was refused because no usable credential was available.

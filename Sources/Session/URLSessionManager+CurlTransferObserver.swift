@@ -36,6 +36,14 @@ extension URLSessionManager: CurlTransferObserver {
         return disposition == .useCredential ? credential : nil
     }
 
+    package func responseLimits(of task: URLSessionTask) -> (limits: ResponseLimits, isDownload: Bool)? {
+        table.delegate(for: task).map { ($0.limits, $0.kind == .download) }
+    }
+
+    package func curlTask(_ task: URLSessionTask, exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?) {
+        table.delegate(for: task)?.didExceed(limit, declaredLength: declaredLength, response: response)
+    }
+
     /// The `realm` parameter of a Basic challenge.
     private static func realm(of response: HTTPURLResponse) -> String? {
         guard let header = response.value(forHTTPHeaderField: "WWW-Authenticate"),

@@ -58,6 +58,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var completionQueue: DispatchQueue?
         var completionGroup = DispatchGroup()
         var credential: URLCredential?
+        var responseLimits = ResponseLimits.default
     }
 
     /// How many redirects a task follows at most, on either transport (URLSession's limit on
@@ -163,6 +164,19 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                 state.curlTransport = nil
             }
         }
+    }
+
+    /// How much of a response tasks created from now on may take in (`ResponseLimits`).
+    /// Default `.default`: 256 MiB for a body kept in memory, no size limit for downloads,
+    /// 100:1 decompression after the first MiB.
+    public var responseLimits: ResponseLimits {
+        get { configuration.withLock { $0.responseLimits } }
+        set { configuration.withLock { $0.responseLimits = newValue } }
+    }
+
+    /// Replaces the response limits of `task`, a task of this manager not yet resumed.
+    public func setResponseLimits(_ limits: ResponseLimits, for task: URLSessionTask) {
+        table.delegate(for: task)?.limits = limits
     }
 
     /// Answers HTTP Basic challenges of tasks created without a credential of their own.
@@ -368,7 +382,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
                 bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
                 session: session, isCarriedByLibcurl: curlTransport != nil, completionQueue: configuration.completionQueue,
-                completionGroup: configuration.completionGroup, processingQueue: processingQueue), keepingAlive: self)
+                completionGroup: configuration.completionGroup, processingQueue: processingQueue,
+                limits: configuration.responseLimits), keepingAlive: self)
             curlTransport?.carry(task)
             return task
         }

@@ -18,6 +18,8 @@ int afn_easy_setopt_long(void *easy, int option, long value);
 int afn_easy_setopt_pointer(void *easy, int option, const void *value);
 int afn_easy_setopt_off(void *easy, int option, int64_t value);
 const char *afn_easy_strerror(int code);
+/// curl_easy_getinfo for a `curl_off_t` value (`info` is a CURLINFO_OFF_T constant).
+int afn_easy_getinfo_off(void *easy, int info, int64_t *value);
 /// curl_easy_pause: `bitmask` 0 resumes a transfer paused by its write callback.
 int afn_easy_pause(void *easy, int bitmask);
 

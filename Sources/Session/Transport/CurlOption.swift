@@ -35,6 +35,12 @@ enum CurlOption {
     static let redirectProtocolsString: Int32 = 10_319
 }
 
+/// `CURLINFO` values (CURLINFO_OFF_T is 0x600000).
+enum CurlInfo {
+    /// CURLINFO_SIZE_DOWNLOAD_T: body bytes received so far, before content decoding.
+    static let sizeDownload: Int32 = 0x600000 + 8
+}
+
 enum CurlMultiOption {
     static let socketFunction: Int32 = 20_001
     static let socketData: Int32 = 10_002

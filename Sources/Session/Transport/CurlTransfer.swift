@@ -21,6 +21,9 @@ final class CurlTransfer: @unchecked Sendable {
         case stream(InputStream, consumed: Bool)
     }
 
+    /// libcurl's receive buffer: the most raw bytes one read decodes into write callbacks.
+    private static let receiveBufferSize = 128 * 1024
+
     private var request: URLRequest
     private var urlProtocol: CurlURLProtocol?
     private let transport: CurlTransport
@@ -33,6 +36,14 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerLines: [String] = []
     private var state = CurlTransferState<URLRequest>()
     private var evaluation: TrustEvaluation?
+    /// The task's response limits (`ResponseLimits.default` when the manager has none for it).
+    private var limits = ResponseLimits.default
+    private var isDownload = false
+    /// The current hop's final response, and its body bytes received (raw, as libcurl's last
+    /// progress call counted them, which may lag behind) and delivered (decoded).
+    private var response: HTTPURLResponse?
+    private var receivedBodyBytes: Int64 = 0
+    private var decodedBodyBytes: Int64 = 0
     private lazy var window = CurlReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
         guard let self else { return }
         transport.resumeReading(self)
@@ -43,7 +54,13 @@ final class CurlTransfer: @unchecked Sendable {
         self.urlProtocol = urlProtocol
         self.transport = transport
         body = Self.body(of: request, previous: .none)
-        if let task = urlProtocol.task { transport.observer?.curlTask(task, receivesBodyThrough: window) }
+        if let task = urlProtocol.task {
+            transport.observer?.curlTask(task, receivesBodyThrough: window)
+            if let (limits, isDownload) = transport.observer?.responseLimits(of: task) {
+                self.limits = limits
+                self.isDownload = isDownload
+            }
+        }
     }
 
     /// The body `request` sends; a stream the previous request already read stays consumed.
@@ -81,6 +98,9 @@ final class CurlTransfer: @unchecked Sendable {
         self.easy = easy
         state.handleStarted()
         headerLines = []
+        response = nil
+        receivedBodyBytes = 0
+        decodedBodyBytes = 0
         errorBuffer.initialize(repeating: 0, count: 256)
         let context = Unmanaged.passUnretained(self).toOpaque()
         setString(CurlOption.url, url.absoluteString)
@@ -88,7 +108,7 @@ final class CurlTransfer: @unchecked Sendable {
         setString(CurlOption.redirectProtocolsString, "http,https")
         setString(CurlOption.acceptEncoding, "")
         set(CurlOption.noSignal, 1)
-        set(CurlOption.bufferSize, 128 * 1024)
+        set(CurlOption.bufferSize, Self.receiveBufferSize)
         set(CurlOption.uploadBufferSize, 64 * 1024)
         _ = afn_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
         for (option, function) in [(CurlOption.writeFunction, unsafeBitCast(Self.writeCallback, to: UnsafeRawPointer.self)),
@@ -222,18 +242,50 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Responses
 
-    private func headerBlockEnded() {
+    /// A block of header lines ended. Returns `false` when the transfer must stop (a declared
+    /// length over the task's limit: no byte of the body is read).
+    private func headerBlockEnded() -> Bool {
         defer { headerLines = [] }
-        guard let url = request.url, let head = ResponseHead.parse(headerLines), let response = head.response(for: url) else { return }
+        guard let url = request.url, let head = ResponseHead.parse(headerLines), let response = head.response(for: url) else { return true }
         transport.settings.storeCookies(head.setCookies, from: url)
-        guard state.deliversToClient else { return }
+        guard state.deliversToClient else { return true }
         if let next = redirectRequest(after: response) {
             state.redirect(to: next)
         } else if let next = authenticatedRequest(after: response) {
             state.retryAuthenticated(with: next)
         } else if let urlProtocol {
+            self.response = response
+            if let limit = limits.sizeLimit(isDownload: isDownload), response.expectedContentLength > limit.bytes {
+                exceeded(limit.limit)
+                return false
+            }
             urlProtocol.client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
         }
+        return true
+    }
+
+    /// Tells the manager the response exceeded `limit`; the caller then stops the transfer.
+    private func exceeded(_ limit: ResponseLimits.Limit) {
+        guard let task else { return }
+        let declared = response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
+        transport.observer?.curlTask(task, exceeded: limit, declaredLength: declared, response: response)
+    }
+
+    /// Counts `length` decoded body bytes; the limit they exceed, if any.
+    private func admitBody(_ length: Int) -> ResponseLimits.Limit? {
+        decodedBodyBytes += Int64(length)
+        if let limit = limits.sizeLimit(isDownload: isDownload), decodedBodyBytes > limit.bytes { return limit.limit }
+        // libcurl counts a read's raw bytes only after decoding it into write callbacks, so the
+        // raw count may lack up to one receive buffer.
+        guard let ratio = limits.maximumDecompressionRatio, decodedBodyBytes > limits.decompressionAllowance else { return nil }
+        let ratioExceeded = { (received: Int64) in self.decodedBodyBytes / (received + Int64(Self.receiveBufferSize)) > Int64(ratio) }
+        guard ratioExceeded(receivedBodyBytes) else { return nil }
+        // The progress count lags further (libcurl may read many buffers between progress
+        // calls): confirm with the exact count before stopping the transfer.
+        var received: Int64 = 0
+        if let easy { _ = afn_easy_getinfo_off(easy, CurlInfo.sizeDownload, &received) }
+        receivedBodyBytes = received
+        return ratioExceeded(received) ? .decompressionRatio(ratio) : nil
     }
 
     /// The request that follows a redirect `response`, when the manager accepts one.
@@ -268,7 +320,8 @@ final class CurlTransfer: @unchecked Sendable {
         let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
             .trimmingCharacters(in: .newlines)
         if line.isEmpty {
-            transfer.headerBlockEnded()
+            // A value other than `length` makes libcurl stop the transfer.
+            guard transfer.headerBlockEnded() else { return 0 }
         } else if line.hasPrefix("HTTP/") {
             transfer.headerLines = [line]
         } else {
@@ -283,6 +336,10 @@ final class CurlTransfer: @unchecked Sendable {
         let transfer = transfer(context)
         guard transfer.state.deliversToClient, let urlProtocol = transfer.urlProtocol, let bytes, length > 0 else { return length }
         guard transfer.window.admit(length) else { return CurlSocket.writeFunctionPause }
+        if let limit = transfer.admitBody(length) {
+            transfer.exceeded(limit)
+            return 0
+        }
         urlProtocol.client?.urlProtocol(urlProtocol, didLoad: Data(bytes: bytes, count: length))
         return length
     }
@@ -317,8 +374,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private static let progressCallback: @convention(c) (UnsafeMutableRawPointer?, Int64, Int64, Int64, Int64) -> Int32 = {
-        context, _, _, _, uploaded in
+        context, _, downloaded, _, uploaded in
         let transfer = transfer(context)
+        transfer.receivedBodyBytes = downloaded
         guard uploaded > transfer.reportedUpload, let task = transfer.task else { return 0 }
         transfer.reportedUpload = uploaded
         transfer.transport.observer?.curlTask(task, didSendBodyData: uploaded, totalBytesExpectedToSend: transfer.uploadLength)

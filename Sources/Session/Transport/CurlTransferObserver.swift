@@ -18,4 +18,8 @@ package protocol CurlTransferObserver: AnyObject, Sendable {
     /// The credential that answers the first HTTP Basic challenge of `task`, the 401 `response`,
     /// if any. A challenge left unanswered reaches URLSession's delegate with the response.
     func curlTask(_ task: URLSessionTask, credentialFor response: HTTPURLResponse) -> URLCredential?
+    /// The response limits of `task`, and whether it writes its body to a file.
+    func responseLimits(of task: URLSessionTask) -> (limits: ResponseLimits, isDownload: Bool)?
+    /// The transport stopped `task`'s response for exceeding `limit`.
+    func curlTask(_ task: URLSessionTask, exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?)
 }

@@ -1,0 +1,75 @@
+import AFSerialization
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// Responses larger than a task's `ResponseLimits` stop the transfer and fail the task with a
+/// typed error, on either transport (the decompression limit on libcurl only).
+final class ResponseLimitsTests: XCTestCase {
+    private func limitError(_ error: (any Error)?, file: StaticString = #filePath, line: UInt = #line)
+        -> (limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?)? {
+        guard case .responseLimitExceeded(let limit, let declaredLength, let response)? = error as? SessionError else {
+            XCTFail("expected responseLimitExceeded, got \(String(describing: error))", file: file, line: line)
+            return nil
+        }
+        return (limit, declaredLength, response)
+    }
+
+    private func fetch(_ url: URL, limits: ResponseLimits, download: Bool = false) throws -> Completion {
+        let manager = makeManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        manager.responseLimits = limits
+        return try complete { handler in
+            let task = download
+                ? try manager.downloadTask(with: URLRequest(url: url), destination: { _, _ in
+                    FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+                }, completionHandler: handler)
+                : try manager.dataTask(with: URLRequest(url: url), completionHandler: handler)
+            manager.resume(task)
+        }
+    }
+
+    func testADeclaredLengthOverTheLimitFailsNamingTheLimitAndTheLength() throws {
+        let result = try fetch(try FaultServer.url("/bytes/3000000"), limits: ResponseLimits(maximumBodySize: 1_000_000))
+        let failure = limitError(result.error)
+        XCTAssertEqual(failure?.limit, .bodySize(1_000_000))
+        XCTAssertEqual(failure?.declaredLength, 3_000_000)
+        XCTAssertEqual(failure?.response?.statusCode, 200)
+        XCTAssertEqual(result.error.map { ($0 as NSError).code }, URLError.Code.dataLengthExceedsMaximum.rawValue)
+    }
+
+    func testABodyWithoutADeclaredLengthStopsAtTheLimit() throws {
+        let result = try fetch(try FaultServer.url("/stream/5000000"), limits: ResponseLimits(maximumBodySize: 1_000_000))
+        let failure = limitError(result.error)
+        XCTAssertEqual(failure?.limit, .bodySize(1_000_000))
+        XCTAssertNil(failure?.declaredLength)
+    }
+
+    func testABodyWithinTheLimitArrivesWhole() throws {
+        let result = try fetch(try FaultServer.url("/stream/900000"), limits: ResponseLimits(maximumBodySize: 1_000_000))
+        XCTAssertNil(result.error)
+        XCTAssertEqual((result.object as? Data)?.count, 900_000)
+    }
+
+    func testADownloadStopsAtItsOwnLimitAndLeavesNoFile() throws {
+        let result = try fetch(try FaultServer.url("/stream/3000000"), limits: ResponseLimits(maximumBodySize: nil, maximumDownloadSize: 1_000_000),
+                               download: true)
+        XCTAssertEqual(limitError(result.error)?.limit, .downloadSize(1_000_000))
+        XCTAssertNil(result.object, "no destination file is handed out")
+    }
+
+    func testAPerTaskLimitReplacesTheManagers() throws {
+        let manager = makeManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        let result = try complete { handler in
+            let task = try manager.dataTask(with: URLRequest(url: try FaultServer.url("/stream/300000")), completionHandler: handler)
+            manager.setResponseLimits(ResponseLimits(maximumBodySize: 100_000), for: task)
+            manager.resume(task)
+        }
+        XCTAssertEqual(limitError(result.error)?.limit, .bodySize(100_000))
+    }
+}
