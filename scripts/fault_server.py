@@ -6,6 +6,7 @@ GET /gzip-bomb/<n>   n zero bytes gzip-compressed (about 1,000:1), Content-Encod
                      sent chunked (no Content-Length), compressed as it is sent.
 GET /bytes/<n>       n bytes with a Content-Length.
 GET /stream/<n>      n bytes sent chunked, without a Content-Length.
+GET /invalid-json/0  a body that is not JSON, served as application/json.
 Listens on 127.0.0.1 at the port given (0 for a free one) and prints "listening on <port>".
 """
 import sys
@@ -43,6 +44,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._bytes(total)
             elif kind == "stream":
                 self._stream(total)
+            elif kind == "invalid-json":
+                self._invalid_json()
             else:
                 self.send_error(404)
         except (BrokenPipeError, ConnectionResetError):
@@ -74,6 +77,14 @@ class Handler(BaseHTTPRequestHandler):
             piece = PATTERN[: min(CHUNK, total - sent)]
             self.wfile.write(piece)
             sent += len(piece)
+
+    def _invalid_json(self):
+        body = b'{"truncated": [1, 2'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def _stream(self, total):
         self.send_response(200)

@@ -14,6 +14,22 @@ struct Client {
         if let timeout = invocation.timeout { serializer.timeoutInterval = timeout }
         if let user = invocation.user { serializer.setAuthorizationHeaderField(username: user.name, password: user.password) }
         manager.requestSerializer = serializer
+        if let bytes = invocation.maximumFileSize {
+            var limits = manager.responseLimits
+            limits.maximumBodySize = bytes
+            limits.maximumDownloadSize = bytes
+            manager.responseLimits = limits
+        }
+    }
+
+    /// The HTTP response an error of the manager carries, if any.
+    static func response(of error: any Error) -> HTTPURLResponse? {
+        switch error as? SessionError {
+        case .authenticationRequired(let response)?: return response
+        case .redirectWouldDropBody(let response)?: return response
+        case .responseLimitExceeded(_, _, let response)?: return response
+        default: return nil
+        }
     }
 
     private var headers: [String: String] {
@@ -89,18 +105,31 @@ struct Client {
         return (200..<300).contains(status) ? 0 : 1
     }
 
-    /// Writes the body to stdout (JSON pretty-printed) and the status to stderr.
+    /// Writes the body to stdout (JSON pretty-printed) and the status to stderr. A body typed as
+    /// JSON that does not parse is written as it came, and the parse error makes the exit code 2.
     private func report(_ response: HTTPResponse<Data?>) throws -> Int32 {
         let body = response.value ?? Data()
         let isJSON = response.response.mimeType.map { $0 == "application/json" || $0.hasSuffix("+json") } ?? false
-        if isJSON, let object = try? JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed),
-           let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
-            FileHandle.standardOutput.write(pretty + Data("\n".utf8))
+        var parseError: (any Error)?
+        if isJSON, !body.isEmpty {
+            do {
+                let object = try JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed)
+                let pretty = try JSONSerialization.data(
+                    withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+                FileHandle.standardOutput.write(pretty + Data("\n".utf8))
+            } catch {
+                parseError = error
+                FileHandle.standardOutput.write(body)
+            }
         } else {
             FileHandle.standardOutput.write(body)
         }
         let status = response.statusCode
         FileHandle.standardError.write(Data("HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status)) (\(body.count) bytes)\n".utf8))
+        if let parseError {
+            FileHandle.standardError.write(Data("afn: the body is not valid JSON: \((parseError as NSError).localizedDescription)\n".utf8))
+            return 2
+        }
         return (200..<300).contains(status) ? 0 : 1
     }
 

@@ -27,6 +27,7 @@ struct Invocation {
     var anchors: [String] = []
     var allowInvalidCertificates = false
     var validatesDomainName = true
+    var maximumFileSize: Int64?
 
     static let usage = """
         usage: afn get|head|delete URL [--query k=v]...
@@ -34,11 +35,13 @@ struct Invocation {
                afn upload URL --file PATH [--name FIELD] [--field k=v]...
                afn download URL --output PATH [--resume]
                afn reachability [--host H] [--watch]
-        options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --verbose
+        options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --verbose  --max-filesize BYTES
                  --pin-mode none|public-key|certificate  --pin FILE (repeatable, DER or PEM)
                  --ca FILE (trust anchors instead of the system's)  --allow-invalid-certificates
                  --no-domain-validation
-        exit codes: 0 for 2xx, 1 for an HTTP error status, 2 for any other failure
+               afn --help
+        exit codes: 0 for 2xx, 1 for an HTTP error status, 2 for any other failure (a body over
+                    --max-filesize, a JSON body that does not parse, a transport error)
         """
 
     struct UsageError: Error, CustomStringConvertible {
@@ -78,6 +81,9 @@ struct Invocation {
                 let (name, password) = try pair(try value(for: argument), separator: ":", option: argument)
                 user = (name, password)
             case "--verbose": verbose = true
+            case "--max-filesize":
+                guard let bytes = Int64(try value(for: argument)), bytes >= 0 else { throw UsageError(description: "--max-filesize expects bytes") }
+                maximumFileSize = bytes
             case "--pin-mode":
                 let modes: [String: SSLPinningMode] = ["none": .none, "public-key": .publicKey, "certificate": .certificate]
                 let name = try value(for: argument)

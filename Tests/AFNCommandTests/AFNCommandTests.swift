@@ -132,4 +132,39 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("Authorization: (hidden)"), run.stderr)
         XCTAssertFalse(run.stderr.contains("s3cret") || run.stderr.contains("dXNlcjpzM2NyZXQ="), run.stderr)
     }
+
+    func testAnHTTPErrorTheManagerReportsAsAnErrorExitsWithOne() throws {
+        // A 401 Basic challenge without --user: the manager fails the task with
+        // SessionError.authenticationRequired, which still is an HTTP error status.
+        let run = try afn("get", try HTTPBin.url("/basic-auth/user/pass").absoluteString)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("HTTP 401"), run.stderr)
+    }
+
+    func testAJSONBodyThatDoesNotParseExitsWithTwoAndKeepsTheRawBody() throws {
+        let run = try afn("get", try FaultServer.url("/invalid-json/0").absoluteString)
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertEqual(run.stdout, Data(#"{"truncated": [1, 2"#.utf8), "the raw body on stdout")
+        XCTAssertTrue(run.stderr.contains("not valid JSON"), run.stderr)
+    }
+
+    func testABodyOverMaxFilesizeExitsWithTwoNamingTheLimit() throws {
+        let run = try afn("get", try FaultServer.url("/bytes/3000000").absoluteString, "--max-filesize", "1000000")
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("1000000 bytes"), run.stderr)
+        XCTAssertTrue(run.stdout.isEmpty)
+    }
+
+    func testABodyWithinMaxFilesizeArrives() throws {
+        let run = try afn("get", try FaultServer.url("/bytes/1000").absoluteString, "--max-filesize", "1000")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout.count, 1000)
+    }
+
+    func testHelpPrintsTheUsageToStandardOutputAndExitsWithZero() throws {
+        let run = try afn("--help")
+        XCTAssertEqual(run.status, 0)
+        XCTAssertTrue(String(decoding: run.stdout, as: UTF8.self).hasPrefix("usage: afn get|head|delete URL"))
+        XCTAssertTrue(String(decoding: run.stdout, as: UTF8.self).contains("--max-filesize BYTES"))
+    }
 }
