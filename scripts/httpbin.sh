@@ -34,6 +34,38 @@ httpbin_start() {
     return 1
 }
 
+# httpbin on a Unix domain socket; after `httpbin_unix_start`, AFN_HTTPBIN_SOCKET holds its path.
+httpbin_unix_start() {
+    local root venv
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    venv="$root/.venv"
+    HTTPBIN_UNIX_DIR="$(mktemp -d)"
+    "$venv/bin/gunicorn" --bind "unix:$HTTPBIN_UNIX_DIR/httpbin.sock" --workers 1 --worker-class gthread --threads 8 \
+        --no-control-socket --log-level info httpbin:app >"$HTTPBIN_UNIX_DIR/gunicorn.log" 2>&1 &
+    HTTPBIN_UNIX_PID=$!
+    for _ in $(seq 1 100); do
+        if "$venv/bin/python" -c "import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])" \
+            "$HTTPBIN_UNIX_DIR/httpbin.sock" 2>/dev/null; then
+            export AFN_HTTPBIN_SOCKET="$HTTPBIN_UNIX_DIR/httpbin.sock"
+            echo "httpbin: listening at unix:$AFN_HTTPBIN_SOCKET"
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "httpbin: failed to start on a Unix socket; its log follows" >&2
+    cat "$HTTPBIN_UNIX_DIR/gunicorn.log" >&2
+    return 1
+}
+
+httpbin_unix_stop() {
+    if [ -n "${HTTPBIN_UNIX_PID:-}" ] && kill -0 "$HTTPBIN_UNIX_PID" 2>/dev/null; then
+        kill "$HTTPBIN_UNIX_PID" 2>/dev/null || true
+        wait "$HTTPBIN_UNIX_PID" 2>/dev/null || true
+    fi
+    [ -n "${HTTPBIN_UNIX_DIR:-}" ] && rm -rf "$HTTPBIN_UNIX_DIR"
+    HTTPBIN_UNIX_PID=""
+}
+
 httpbin_stop() {
     if [ -n "${HTTPBIN_PID:-}" ] && kill -0 "$HTTPBIN_PID" 2>/dev/null; then
         kill "$HTTPBIN_PID" 2>/dev/null || true

@@ -6,17 +6,20 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/python-servers.sh"
 
-# For a script that needs httpbin (scripts/httpbin.sh, sourced first), the TLS servers and the
-# fault server (scripts/fault_server.py) until it exits: set-up, start all, stop all on exit.
+# For a script that needs httpbin (scripts/httpbin.sh, sourced first; also on a Unix socket),
+# the TLS servers and the fault server (scripts/fault_server.py) until it exits: set-up, start
+# all, stop all on exit.
 test_servers_serve() {
     httpbin_serve
     trap 'test_servers_stop' EXIT
+    httpbin_unix_start
     tls_servers_start
     fault_start
 }
 
 test_servers_stop() {
     httpbin_stop
+    httpbin_unix_stop
     tls_servers_stop
     fault_stop
 }

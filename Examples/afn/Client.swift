@@ -14,6 +14,7 @@ struct Client {
         if let timeout = invocation.timeout { serializer.timeoutInterval = timeout }
         if let user = invocation.user { serializer.setAuthorizationHeaderField(username: user.name, password: user.password) }
         manager.requestSerializer = serializer
+        manager.unixSocketPath = invocation.unixSocket
         if let bytes = invocation.maximumFileSize {
             var limits = manager.responseLimits
             limits.maximumBodySize = bytes

@@ -28,6 +28,7 @@ struct Invocation {
     var allowInvalidCertificates = false
     var validatesDomainName = true
     var maximumFileSize: Int64?
+    var unixSocket: String?
 
     static let usage = """
         usage: afn get|head|delete URL [--query k=v]...
@@ -36,6 +37,7 @@ struct Invocation {
                afn download URL --output PATH [--resume]
                afn reachability [--host H] [--watch]
         options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --verbose  --max-filesize BYTES
+                 --unix-socket PATH (connect to a Unix domain socket; or an http+unix:// URL)
                  --pin-mode none|public-key|certificate  --pin FILE (repeatable, DER or PEM)
                  --ca FILE (trust anchors instead of the system's)  --allow-invalid-certificates
                  --no-domain-validation
@@ -81,6 +83,7 @@ struct Invocation {
                 let (name, password) = try pair(try value(for: argument), separator: ":", option: argument)
                 user = (name, password)
             case "--verbose": verbose = true
+            case "--unix-socket": unixSocket = try value(for: argument)
             case "--max-filesize":
                 guard let bytes = Int64(try value(for: argument)), bytes >= 0 else { throw UsageError(description: "--max-filesize expects bytes") }
                 maximumFileSize = bytes

@@ -51,6 +51,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         /// session.
         var curlTransport: CurlTransport?
         var receiveWindowLimit = CurlReceiveWindow.defaultLimit
+        var unixSocketPath: String?
     }
 
     private struct Configuration {
@@ -177,6 +178,22 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// Replaces the response limits of `task`, a task of this manager not yet resumed.
     public func setResponseLimits(_ limits: ResponseLimits, for task: URLSessionTask) {
         table.delegate(for: task)?.limits = limits
+    }
+
+    /// The Unix domain socket that tasks created from now on connect to, whatever host their
+    /// URL names (use a `baseURL` such as `http://localhost`); `nil`, the default, connects to
+    /// the URL's host. A single request can name its socket itself with an `http+unix` URL
+    /// (`http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info`). Both need the libcurl transport,
+    /// which a manager on `.urlSession` then uses. Beyond AFNetworking.
+    public var unixSocketPath: String? {
+        get { creation.withLock { $0.unixSocketPath } }
+        set {
+            creation.withLock { state in
+                guard state.unixSocketPath != newValue else { return }
+                state.unixSocketPath = newValue
+                state.curlTransport = nil
+            }
+        }
     }
 
     /// Answers HTTP Basic challenges of tasks created without a credential of their own.
@@ -389,11 +406,12 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Whether tasks go through libcurl under `state`'s policy: on the libcurl transport when
-    /// it can be loaded (otherwise URLSession's own protocol carries them), and always for a
-    /// policy that needs enforcement.
+    /// Whether tasks go through libcurl under `state`: on the libcurl transport when it can be
+    /// loaded (otherwise URLSession's own protocol carries them), and always for a policy that
+    /// needs enforcement or a Unix domain socket.
     private func carriesLibcurl(_ state: Creation) -> Bool {
-        state.securityPolicy.needsEnforcement || (transport == .libcurl && CurlTransport.unavailable == nil)
+        state.securityPolicy.needsEnforcement || state.unixSocketPath != nil
+            || (transport == .libcurl && CurlTransport.unavailable == nil)
     }
 
     /// A new session, with the libcurl protocol registered when `carryingLibcurl`.
@@ -423,7 +441,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         do {
             let curlTransport = try CurlTransport(
                 policy: state.securityPolicy, session: session, configuration: sessionConfiguration,
-                receiveWindowLimit: state.receiveWindowLimit, observer: self)
+                receiveWindowLimit: state.receiveWindowLimit, unixSocketPath: state.unixSocketPath, observer: self)
             state.curlTransport = curlTransport
             return (session, curlTransport)
         } catch {

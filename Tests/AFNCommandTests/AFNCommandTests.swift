@@ -167,4 +167,16 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertTrue(String(decoding: run.stdout, as: UTF8.self).hasPrefix("usage: afn get|head|delete URL"))
         XCTAssertTrue(String(decoding: run.stdout, as: UTF8.self).contains("--max-filesize BYTES"))
     }
+
+    func testUnixSocketSendsTheRequestToTheSocket() throws {
+        let run = try afn("get", "http://localhost/get?via=socket", "--unix-socket", try UnixSocketHTTPBin.socketPath())
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.json?["args"] as? [String: String], ["via": "socket"])
+    }
+
+    func testAnHTTPUnixURLNeedsNoOption() throws {
+        let run = try afn("get", try UnixSocketHTTPBin.url("/get?via=url").absoluteString)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.json?["args"] as? [String: String], ["via": "url"])
+    }
 }

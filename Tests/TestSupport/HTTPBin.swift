@@ -61,3 +61,21 @@ public enum HTTPBin {
         }
     }
 }
+
+/// The httpbin that `scripts/test.sh` starts on a Unix domain socket.
+public enum UnixSocketHTTPBin {
+    /// The socket's path; fails the test (never skips) when it is not set.
+    public static func socketPath(file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        guard let path = ProcessInfo.processInfo.environment["AFN_HTTPBIN_SOCKET"] else {
+            XCTFail("AFN_HTTPBIN_SOCKET is not set: run the tests through scripts/test.sh", file: file, line: line)
+            throw URLError(.cannotConnectToHost)
+        }
+        return path
+    }
+
+    /// `path` on the socket, in the `http+unix` URL form.
+    public static func url(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        let socket = try socketPath(file: file, line: line).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return URL(string: "http+unix://\(socket)\(path)")!
+    }
+}

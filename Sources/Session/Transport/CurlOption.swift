@@ -33,6 +33,7 @@ enum CurlOption {
     static let uploadBufferSize: Int32 = 280
     static let protocolsString: Int32 = 10_318
     static let redirectProtocolsString: Int32 = 10_319
+    static let unixSocketPath: Int32 = 10_231
 }
 
 /// `CURLINFO` values (CURLINFO_OFF_T is 0x600000).

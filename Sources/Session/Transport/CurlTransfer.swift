@@ -83,8 +83,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// A configured easy handle for the current request, or `nil` after failing the task.
     func makeHandle() -> UnsafeMutableRawPointer? {
-        guard let url = request.url, ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-            fail(URLError(.unsupportedURL, userInfo: failingURLInfo(nil)))
+        // An `http+unix` URL names its socket; otherwise the transport's socket, if any.
+        let socketAddress = request.url.flatMap(UnixSocketAddress.init)
+        guard let url = socketAddress?.requestURL ?? request.url, ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            fail(URLError(.unsupportedURL, userInfo: failingURLInfo(request.url)))
             return nil
         }
         if case .stream(_, consumed: true) = body {
@@ -104,6 +106,7 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.initialize(repeating: 0, count: 256)
         let context = Unmanaged.passUnretained(self).toOpaque()
         setString(CurlOption.url, url.absoluteString)
+        if let socketPath = socketAddress?.socketPath ?? transport.unixSocketPath { setString(CurlOption.unixSocketPath, socketPath) }
         setString(CurlOption.protocolsString, "http,https")
         setString(CurlOption.redirectProtocolsString, "http,https")
         setString(CurlOption.acceptEncoding, "")

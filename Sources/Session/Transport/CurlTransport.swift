@@ -27,6 +27,8 @@ package final class CurlTransport: @unchecked Sendable {
     let settings: CurlSessionSettings
     /// How far each transfer may read ahead of its consumer (see `CurlReceiveWindow`).
     let receiveWindowLimit: Int
+    /// The Unix domain socket every request connects to instead of its host, if any.
+    let unixSocketPath: String?
     /// The transport of each task the managers created and that has not completed.
     private static let carriers = Locked<[ObjectIdentifier: WeakTransport]>([:])
     weak var observer: (any CurlTransferObserver)?
@@ -50,7 +52,7 @@ package final class CurlTransport: @unchecked Sendable {
     /// `TransportError.libcurlUnavailable` when libcurl or OpenSSL cannot be loaded.
     package init(
         policy: SecurityPolicy, session: URLSession, configuration: URLSessionConfiguration,
-        receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, observer: any CurlTransferObserver
+        receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, unixSocketPath: String? = nil, observer: any CurlTransferObserver
     ) throws {
         if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
         guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
@@ -58,6 +60,7 @@ package final class CurlTransport: @unchecked Sendable {
         sessionWorkQueue = session.workQueue
         settings = CurlSessionSettings(configuration)
         self.receiveWindowLimit = receiveWindowLimit
+        self.unixSocketPath = unixSocketPath
         self.observer = observer
         self.multi = multi
         sockets = CurlSockets(queue: eventQueue)
