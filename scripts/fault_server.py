@@ -7,9 +7,15 @@ GET /gzip-bomb/<n>   n zero bytes gzip-compressed (about 1,000:1), Content-Encod
 GET /bytes/<n>       n bytes with a Content-Length.
 GET /stream/<n>      n bytes sent chunked, without a Content-Length.
 GET /invalid-json/0  a body that is not JSON, served as application/json.
+GET /stall/<ms>      the head and the first of 2 body bytes, then nothing for ms, then the second.
+GET /drip/<n>        n body bytes (declared), one every 100 ms.
+GET /blackhole-port/0  the port of a listening socket whose accept queue is full: a connection
+                     to it is never established (its SYNs are dropped).
 Listens on 127.0.0.1 at the port given (0 for a free one) and prints "listening on <port>".
 """
+import socket
 import sys
+import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -46,6 +52,12 @@ class Handler(BaseHTTPRequestHandler):
                 self._stream(total)
             elif kind == "invalid-json":
                 self._invalid_json()
+            elif kind == "stall":
+                self._stall(total / 1000)
+            elif kind == "drip":
+                self._drip(total)
+            elif kind == "blackhole-port":
+                self._text(str(BLACKHOLE.getsockname()[1]).encode())
             else:
                 self.send_error(404)
         except (BrokenPipeError, ConnectionResetError):
@@ -78,6 +90,31 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(piece)
             sent += len(piece)
 
+    def _text(self, body):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _stall(self, seconds):
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"a")
+        self.wfile.flush()
+        time.sleep(seconds)
+        self.wfile.write(b"b")
+
+    def _drip(self, total):
+        self.send_response(200)
+        self.send_header("Content-Length", str(total))
+        self.end_headers()
+        for _ in range(total):
+            self.wfile.write(b"d")
+            self.wfile.flush()
+            time.sleep(0.1)
+
     def _invalid_json(self):
         body = b'{"truncated": [1, 2'
         self.send_response(200)
@@ -99,7 +136,24 @@ class Handler(BaseHTTPRequestHandler):
         self._end_chunks()
 
 
+def full_listener():
+    """A listening socket (backlog 0) whose accept queue is filled by connections nobody
+    accepts, so that the kernel drops any further SYN."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    fillers = []
+    for _ in range(4):
+        filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        filler.setblocking(False)
+        filler.connect_ex(listener.getsockname())
+        fillers.append(filler)
+    time.sleep(0.2)
+    return listener, fillers
+
+
 if __name__ == "__main__":
+    BLACKHOLE, FILLERS = full_listener()
     server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1]) if len(sys.argv) > 1 else 0), Handler)
     print(f"listening on {server.server_address[1]}", flush=True)
     server.serve_forever()

@@ -9,7 +9,11 @@ struct Client {
     init(_ invocation: Invocation) {
         self.invocation = invocation
         // The URL is absolute; as the base URL it lets a pinning policy see https.
-        manager = HTTPSessionManager(baseURL: invocation.url.flatMap(URL.init(string:)))
+        let configuration = URLSessionConfiguration.default
+        configuration.urlCache = nil
+        if let seconds = invocation.maximumTime { configuration.timeoutIntervalForResource = seconds }
+        manager = HTTPSessionManager(baseURL: invocation.url.flatMap(URL.init(string:)), configuration: configuration)
+        manager.connectTimeout = invocation.connectTimeout
         let serializer = HTTPRequestSerializer()
         if let timeout = invocation.timeout { serializer.timeoutInterval = timeout }
         if let user = invocation.user { serializer.setAuthorizationHeaderField(username: user.name, password: user.password) }

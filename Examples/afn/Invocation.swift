@@ -29,6 +29,8 @@ struct Invocation {
     var validatesDomainName = true
     var maximumFileSize: Int64?
     var unixSocket: String?
+    var connectTimeout: TimeInterval?
+    var maximumTime: TimeInterval?
 
     static let usage = """
         usage: afn get|head|delete URL [--query k=v]...
@@ -38,6 +40,7 @@ struct Invocation {
                afn reachability [--host H] [--watch]
         options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --verbose  --max-filesize BYTES
                  --unix-socket PATH (connect to a Unix domain socket; or an http+unix:// URL)
+                 --connect-timeout S  --max-time S (total, redirects included; S may be fractional)
                  --pin-mode none|public-key|certificate  --pin FILE (repeatable, DER or PEM)
                  --ca FILE (trust anchors instead of the system's)  --allow-invalid-certificates
                  --no-domain-validation
@@ -64,6 +67,10 @@ struct Invocation {
             guard let index = text.firstIndex(of: separator) else { throw UsageError(description: "\(option) expects k\(separator)v, got \(text)") }
             return (String(text[..<index]), String(text[text.index(after: index)...]).trimmingCharacters(in: .whitespaces))
         }
+        func seconds(for option: String) throws -> TimeInterval {
+            guard let seconds = TimeInterval(try value(for: option)), seconds > 0 else { throw UsageError(description: "\(option) expects seconds") }
+            return seconds
+        }
         while let argument = remaining.popFirst() {
             switch argument {
             case "--query": query.append(try pair(try value(for: argument), separator: "=", option: argument))
@@ -76,14 +83,14 @@ struct Invocation {
             case "--host": host = try value(for: argument)
             case "--watch": watch = true
             case "--header": headers.append(try pair(try value(for: argument), separator: ":", option: argument))
-            case "--timeout":
-                guard let seconds = TimeInterval(try value(for: argument)), seconds > 0 else { throw UsageError(description: "--timeout expects seconds") }
-                timeout = seconds
+            case "--timeout": timeout = try seconds(for: argument)
             case "--user":
                 let (name, password) = try pair(try value(for: argument), separator: ":", option: argument)
                 user = (name, password)
             case "--verbose": verbose = true
             case "--unix-socket": unixSocket = try value(for: argument)
+            case "--connect-timeout": connectTimeout = try seconds(for: argument)
+            case "--max-time": maximumTime = try seconds(for: argument)
             case "--max-filesize":
                 guard let bytes = Int64(try value(for: argument)), bytes >= 0 else { throw UsageError(description: "--max-filesize expects bytes") }
                 maximumFileSize = bytes

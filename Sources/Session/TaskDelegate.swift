@@ -68,6 +68,7 @@ final class TaskDelegate: @unchecked Sendable {
         var completed = false
         var receiveWindow: CurlReceiveWindow?
         var limits: ResponseLimits
+        var totalTimeout: TimeInterval?
 
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {
@@ -101,7 +102,7 @@ final class TaskDelegate: @unchecked Sendable {
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
         session: URLSession, isCarriedByLibcurl: Bool, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
-        processingQueue: DispatchQueue, limits: ResponseLimits
+        processingQueue: DispatchQueue, limits: ResponseLimits, totalTimeout: TimeInterval?
     ) {
         self.task = task
         self.kind = kind
@@ -115,7 +116,7 @@ final class TaskDelegate: @unchecked Sendable {
         deliveryQueue = DispatchQueue(label: "AFNetworking.task", target: completionQueue ?? processingQueue)
         hasCompletionQueue = completionQueue != nil
         self.completionGroup = completionGroup
-        state = Locked(State(writer: writer, limits: limits))
+        state = Locked(State(writer: writer, limits: limits, totalTimeout: totalTimeout))
         downloadProgress.completedUnitCount = writer?.resumeOffset ?? 0
         for progress in [uploadProgress, downloadProgress] {
             progress.isCancellable = true
@@ -228,6 +229,13 @@ final class TaskDelegate: @unchecked Sendable {
     var limits: ResponseLimits {
         get { state.withLock { $0.limits } }
         set { state.withLock { $0.limits = newValue } }
+    }
+
+    /// How long the whole task may take on the libcurl transport; `setTotalTimeout(_:for:)`
+    /// replaces it before it runs.
+    var totalTimeout: TimeInterval? {
+        get { state.withLock { $0.totalTimeout } }
+        set { state.withLock { $0.totalTimeout = newValue } }
     }
 
     /// The libcurl transport stopped the response for exceeding `limit`.

@@ -36,8 +36,8 @@ extension URLSessionManager: CurlTransferObserver {
         return disposition == .useCredential ? credential : nil
     }
 
-    package func responseLimits(of task: URLSessionTask) -> (limits: ResponseLimits, isDownload: Bool)? {
-        table.delegate(for: task).map { ($0.limits, $0.kind == .download) }
+    package func transferOptions(of task: URLSessionTask) -> CurlTaskOptions? {
+        table.delegate(for: task).map { CurlTaskOptions(limits: $0.limits, isDownload: $0.kind == .download, totalTimeout: $0.totalTimeout) }
     }
 
     package func curlTask(_ task: URLSessionTask, exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?) {

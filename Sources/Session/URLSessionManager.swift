@@ -52,6 +52,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var curlTransport: CurlTransport?
         var receiveWindowLimit = CurlReceiveWindow.defaultLimit
         var unixSocketPath: String?
+        var connectTimeout: TimeInterval?
     }
 
     private struct Configuration {
@@ -194,6 +195,29 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                 state.curlTransport = nil
             }
         }
+    }
+
+    /// How long a connection (TCP, and TLS on top) may take to establish, to the millisecond,
+    /// for tasks created from now on; `nil`, the default, allows the request's idle timeout
+    /// (`timeoutInterval`). A task that runs out fails with `URLError.timedOut`, its `userInfo`
+    /// naming `TimeoutKind.connect`. libcurl transport only. Beyond AFNetworking.
+    public var connectTimeout: TimeInterval? {
+        get { creation.withLock { $0.connectTimeout } }
+        set {
+            creation.withLock { state in
+                guard state.connectTimeout != newValue else { return }
+                state.connectTimeout = newValue
+                state.curlTransport = nil
+            }
+        }
+    }
+
+    /// Replaces the total timeout of `task`, a task of this manager not yet resumed: how long
+    /// it may take from start to end, redirects included (`nil` for none). The default is the
+    /// configuration's `timeoutIntervalForResource`, which URLSession on Linux ignores and the
+    /// libcurl transport honours to the millisecond. libcurl transport only.
+    public func setTotalTimeout(_ seconds: TimeInterval?, for task: URLSessionTask) {
+        table.delegate(for: task)?.totalTimeout = seconds
     }
 
     /// Answers HTTP Basic challenges of tasks created without a credential of their own.
@@ -400,7 +424,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                 bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
                 session: session, isCarriedByLibcurl: curlTransport != nil, completionQueue: configuration.completionQueue,
                 completionGroup: configuration.completionGroup, processingQueue: processingQueue,
-                limits: configuration.responseLimits), keepingAlive: self)
+                limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource), keepingAlive: self)
             curlTransport?.carry(task)
             return task
         }
@@ -441,7 +465,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         do {
             let curlTransport = try CurlTransport(
                 policy: state.securityPolicy, session: session, configuration: sessionConfiguration,
-                receiveWindowLimit: state.receiveWindowLimit, unixSocketPath: state.unixSocketPath, observer: self)
+                receiveWindowLimit: state.receiveWindowLimit, unixSocketPath: state.unixSocketPath,
+                connectTimeout: state.connectTimeout, observer: self)
             state.curlTransport = curlTransport
             return (session, curlTransport)
         } catch {
@@ -469,16 +494,16 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     ///   configuration's `timeoutIntervalForRequest`, as URLSession on Linux chooses (measured:
     ///   configuration 2 s, request untouched: timed out after 2 s; request set to 3 s: 3 s). Once
     ///   set on the request, URLSession counts it as the request's own, so the manager sets the
-    ///   chosen value itself. It is rounded up to whole seconds: URLSession on Linux truncates it
-    ///   to whole seconds, and a value below one second often fails at once with
-    ///   `URLError.timedOut` (measured: 0.95 s failed 5 times in 5, 0.1 s twice in 5; 1.5 s
-    ///   fired after 1.0 s); the libcurl transport uses the same value.
+    ///   chosen value itself. For URLSession's own protocol it is rounded up to whole seconds:
+    ///   URLSession on Linux truncates it to whole seconds, and a value below one second often
+    ///   fails at once with `URLError.timedOut` (measured: 0.95 s failed 5 times in 5, 0.1 s
+    ///   twice in 5; 1.5 s fired after 1.0 s); the libcurl transport keeps the milliseconds.
     static func prepared(
         _ request: URLRequest, carriedBy transport: CurlTransport?, configurationTimeout: TimeInterval
     ) -> (URLRequest, UploadBodyStream?) {
         var request = request
         let timeout = request.timeoutInterval == Self.defaultRequestTimeout ? configurationTimeout : request.timeoutInterval
-        request.timeoutInterval = max(1, timeout.rounded(.up))
+        request.timeoutInterval = transport == nil ? max(1, timeout.rounded(.up)) : timeout
         var stream: UploadBodyStream?
         if let source = request.httpBodyStream {
             if transport == nil {

@@ -179,4 +179,19 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.json?["args"] as? [String: String], ["via": "url"])
     }
+
+    func testConnectTimeoutEndsAConnectionThatIsNeverEstablished() throws {
+        let port = try String(contentsOf: try FaultServer.url("/blackhole-port/0"), encoding: .utf8)
+        let start = Date()
+        let run = try afn("get", "http://127.0.0.1:\(port)/", "--connect-timeout", "0.3")
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("connect timeout"), run.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+    }
+
+    func testMaxTimeEndsATransferThatKeepsGoing() throws {
+        let run = try afn("get", try FaultServer.url("/drip/100").absoluteString, "--max-time", "0.8")
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("total timeout"), run.stderr)
+    }
 }

@@ -7,8 +7,6 @@ enum CurlOption {
     static let errorBuffer: Int32 = 10_010
     static let writeFunction: Int32 = 20_011
     static let readFunction: Int32 = 20_012
-    static let lowSpeedLimit: Int32 = 19
-    static let lowSpeedTime: Int32 = 20
     static let httpHeader: Int32 = 10_023
     static let headerData: Int32 = 10_029
     static let customRequest: Int32 = 10_036
@@ -25,6 +23,7 @@ enum CurlOption {
     static let sslContextData: Int32 = 10_109
     static let inFileSizeLarge: Int32 = 30_115
     static let sslSessionIDCache: Int32 = 150
+    static let timeoutMilliseconds: Int32 = 155
     static let connectTimeoutMilliseconds: Int32 = 156
     static let closeSocketFunction: Int32 = 20_208
     static let closeSocketData: Int32 = 10_209
@@ -53,6 +52,7 @@ enum CurlMultiOption {
 /// The results the transport returns from its own callbacks (`CurlError` maps the rest).
 enum CurlCode {
     static let ok: Int32 = 0
+    static let operationTimedOut: Int32 = 28
     static let sslConnectError: Int32 = 35
 }
 

@@ -44,6 +44,15 @@ final class CurlTransfer: @unchecked Sendable {
     private var response: HTTPURLResponse?
     private var receivedBodyBytes: Int64 = 0
     private var decodedBodyBytes: Int64 = 0
+    /// The connect, idle and total timeouts; the total counts from `transferStart`, libcurl's
+    /// from `hopStart`, which it was given `hopTotalMilliseconds` for.
+    private var timeouts: TransferTimeouts
+    private let transferStart = DispatchTime.now()
+    private var hopStart = DispatchTime.now()
+    private var hopTotalMilliseconds = 0
+    /// The last byte received or sent; the idle timer compares it with the idle timeout.
+    private var lastActivity = DispatchTime.now()
+    private var idleTimer: DispatchSourceTimer?
     private lazy var window = CurlReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
         guard let self else { return }
         transport.resumeReading(self)
@@ -54,13 +63,19 @@ final class CurlTransfer: @unchecked Sendable {
         self.urlProtocol = urlProtocol
         self.transport = transport
         body = Self.body(of: request, previous: .none)
+        timeouts = TransferTimeouts(connect: transport.connectTimeout ?? request.timeoutInterval, idle: request.timeoutInterval, total: nil)
         if let task = urlProtocol.task {
             transport.observer?.curlTask(task, receivesBodyThrough: window)
-            if let (limits, isDownload) = transport.observer?.responseLimits(of: task) {
-                self.limits = limits
-                self.isDownload = isDownload
+            if let options = transport.observer?.transferOptions(of: task) {
+                limits = options.limits
+                isDownload = options.isDownload
+                timeouts.total = options.totalTimeout
             }
         }
+    }
+
+    private static func seconds(from start: DispatchTime, to end: DispatchTime = .now()) -> TimeInterval {
+        TimeInterval(end.uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000_000
     }
 
     /// The body `request` sends; a stream the previous request already read stays consumed.
@@ -91,6 +106,10 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if case .stream(_, consumed: true) = body {
             fail(URLError(.requestBodyStreamExhausted, userInfo: failingURLInfo(url)))
+            return nil
+        }
+        guard let hop = timeouts.hopMilliseconds(elapsed: Self.seconds(from: transferStart)) else {
+            fail(timeouts.error(.total, url: request.url))
             return nil
         }
         guard let easy = afn_easy_init() else {
@@ -133,12 +152,41 @@ final class CurlTransfer: @unchecked Sendable {
         set(CurlOption.sslVerifyHost, 0)
         set(CurlOption.sslSessionIDCache, 0)
         // Whole seconds already (`URLSessionManager.prepared`): libcurl's low-speed time is.
-        let timeout = Int(request.timeoutInterval)
-        set(CurlOption.connectTimeoutMilliseconds, timeout * 1000)
-        set(CurlOption.lowSpeedLimit, 1)
-        set(CurlOption.lowSpeedTime, timeout)
+        set(CurlOption.connectTimeoutMilliseconds, hop.connect)
+        set(CurlOption.timeoutMilliseconds, hop.total)
+        hopStart = .now()
+        hopTotalMilliseconds = hop.total
+        startIdleTimer()
         configureMethodAndBody(easy)
         return easy
+    }
+
+    // MARK: Idle timeout
+
+    /// libcurl has no idle timeout finer than a second (its low-speed limit), so the transfer
+    /// keeps one: a timer that fires when `idle` has passed since the last byte, checked
+    /// against `lastActivity` (which the callbacks update) and re-armed for the rest.
+    private func startIdleTimer() {
+        lastActivity = .now()
+        let timer = transport.makeTimer { [weak self] in self?.checkIdle() }
+        timer.schedule(deadline: .now() + timeouts.idle, leeway: .milliseconds(5))
+        timer.resume()
+        idleTimer = timer
+    }
+
+    /// On the work queue: fails the transfer when it has been idle for the idle timeout. A
+    /// transfer paused for its consumer is not idle.
+    private func checkIdle() {
+        guard let easy, let idleTimer else { return }
+        let idleFor = Self.seconds(from: lastActivity)
+        guard idleFor >= timeouts.idle, !window.isPaused else {
+            let rest = window.isPaused ? timeouts.idle : timeouts.idle - idleFor
+            idleTimer.schedule(deadline: .now() + rest, leeway: .milliseconds(5))
+            return
+        }
+        transport.remove(easy)
+        releaseHandle()
+        fail(timeouts.error(.idle, url: request.url))
     }
 
     private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer) {
@@ -209,6 +257,8 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func releaseHandle() {
+        idleTimer?.cancel()
+        idleTimer = nil
         if let easy { afn_easy_cleanup(easy) }
         easy = nil
         if let headerList { afn_slist_free_all(headerList) }
@@ -235,6 +285,10 @@ final class CurlTransfer: @unchecked Sendable {
             userInfo[TrustEvaluation.errorUserInfoKey] = evaluation
             userInfo[NSUnderlyingErrorKey] = failure
             return URLError(.serverCertificateUntrusted, userInfo: userInfo)
+        }
+        if curlCode == CurlCode.operationTimedOut {
+            let kind = TransferTimeouts.kindOfLibcurlTimeout(hopElapsed: Self.seconds(from: hopStart), hopTotalMilliseconds: hopTotalMilliseconds)
+            return timeouts.error(kind, url: request.url)
         }
         let message = String(cString: errorBuffer)
         let curlError = CurlError(code: curlCode, message: message.isEmpty ? String(cString: afn_easy_strerror(curlCode)) : message)
@@ -320,6 +374,7 @@ final class CurlTransfer: @unchecked Sendable {
         let length = size * count
         guard let bytes else { return length }
         let transfer = transfer(context)
+        transfer.lastActivity = .now()
         let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
             .trimmingCharacters(in: .newlines)
         if line.isEmpty {
@@ -337,6 +392,7 @@ final class CurlTransfer: @unchecked Sendable {
         bytes, size, count, context in
         let length = size * count
         let transfer = transfer(context)
+        transfer.lastActivity = .now()
         guard transfer.state.deliversToClient, let urlProtocol = transfer.urlProtocol, let bytes, length > 0 else { return length }
         guard transfer.window.admit(length) else { return CurlSocket.writeFunctionPause }
         if let limit = transfer.admitBody(length) {
@@ -349,6 +405,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Reading resumes after the window paused it; on the work queue.
     func resumeReading() {
+        lastActivity = .now()
         if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) }
     }
 
@@ -359,6 +416,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func readBody(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
+        lastActivity = .now()
         switch body {
         case .none:
             return 0

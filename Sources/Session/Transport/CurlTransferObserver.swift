@@ -7,6 +7,15 @@ import FoundationNetworking
 /// cannot carry for a custom protocol (upload progress, redirect decisions, credentials, the
 /// consumer's pace).
 /// Called on URLSession's work queue; implementations must not wait on task creation.
+/// What a manager asks of one task's libcurl transfer.
+package struct CurlTaskOptions: Sendable {
+    package var limits: ResponseLimits
+    /// Whether the task writes its body to a file (download limits apply).
+    package var isDownload: Bool
+    /// How long the whole task may take, redirects included; `nil` for no limit.
+    package var totalTimeout: TimeInterval?
+}
+
 package protocol CurlTransferObserver: AnyObject, Sendable {
     /// The body bytes sent so far, and the body's length (-1 when unknown).
     func curlTask(_ task: URLSessionTask, didSendBodyData totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
@@ -18,8 +27,8 @@ package protocol CurlTransferObserver: AnyObject, Sendable {
     /// The credential that answers the first HTTP Basic challenge of `task`, the 401 `response`,
     /// if any. A challenge left unanswered reaches URLSession's delegate with the response.
     func curlTask(_ task: URLSessionTask, credentialFor response: HTTPURLResponse) -> URLCredential?
-    /// The response limits of `task`, and whether it writes its body to a file.
-    func responseLimits(of task: URLSessionTask) -> (limits: ResponseLimits, isDownload: Bool)?
+    /// What the manager asks of `task`'s transfer, read when it starts.
+    func transferOptions(of task: URLSessionTask) -> CurlTaskOptions?
     /// The transport stopped `task`'s response for exceeding `limit`.
     func curlTask(_ task: URLSessionTask, exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?)
 }

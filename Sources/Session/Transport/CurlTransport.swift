@@ -29,6 +29,8 @@ package final class CurlTransport: @unchecked Sendable {
     let receiveWindowLimit: Int
     /// The Unix domain socket every request connects to instead of its host, if any.
     let unixSocketPath: String?
+    /// How long a connection may take to establish; `nil` for the request's idle timeout.
+    let connectTimeout: TimeInterval?
     /// The transport of each task the managers created and that has not completed.
     private static let carriers = Locked<[ObjectIdentifier: WeakTransport]>([:])
     weak var observer: (any CurlTransferObserver)?
@@ -52,7 +54,8 @@ package final class CurlTransport: @unchecked Sendable {
     /// `TransportError.libcurlUnavailable` when libcurl or OpenSSL cannot be loaded.
     package init(
         policy: SecurityPolicy, session: URLSession, configuration: URLSessionConfiguration,
-        receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, unixSocketPath: String? = nil, observer: any CurlTransferObserver
+        receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, unixSocketPath: String? = nil, connectTimeout: TimeInterval? = nil,
+        observer: any CurlTransferObserver
     ) throws {
         if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
         guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
@@ -61,6 +64,7 @@ package final class CurlTransport: @unchecked Sendable {
         settings = CurlSessionSettings(configuration)
         self.receiveWindowLimit = receiveWindowLimit
         self.unixSocketPath = unixSocketPath
+        self.connectTimeout = connectTimeout
         self.observer = observer
         self.multi = multi
         sockets = CurlSockets(queue: eventQueue)
@@ -143,6 +147,19 @@ package final class CurlTransport: @unchecked Sendable {
                 self?.finishDoneTransfers()
             }
         }
+    }
+
+    /// A one-shot timer on the event queue that runs `body` on the work queue; the caller
+    /// schedules and cancels it.
+    func makeTimer(_ body: @escaping () -> Void) -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: eventQueue)
+        timer.setEventHandler { [weak self] in
+            self?.perform { [self] in
+                body()
+                self?.finishDoneTransfers()
+            }
+        }
+        return timer
     }
 
     private func finishDoneTransfers() {
