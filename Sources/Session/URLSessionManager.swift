@@ -149,9 +149,15 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// that does not moves the next task to a new session (the old one finishes its tasks and
     /// is invalidated), because only libcurl can enforce a policy.
     open func setSecurityPolicy(_ policy: SecurityPolicy) throws {
+        setTransportSetting(\.securityPolicy, to: policy)
+    }
+
+    /// Sets what the libcurl transport is made with; a change makes the next task use a new
+    /// transport (tasks in flight keep theirs).
+    private func setTransportSetting<Value: Equatable>(_ setting: WritableKeyPath<Creation, Value>, to value: Value) {
         creation.withLock { state in
-            guard state.securityPolicy != policy else { return }
-            state.securityPolicy = policy
+            guard state[keyPath: setting] != value else { return }
+            state[keyPath: setting] = value
             state.curlTransport = nil
         }
     }
@@ -160,12 +166,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// it pauses reading, for tasks created from now on. Default 1 MiB; tests lower it.
     package var receiveWindowLimit: Int {
         get { creation.withLock { $0.receiveWindowLimit } }
-        set {
-            creation.withLock { state in
-                state.receiveWindowLimit = newValue
-                state.curlTransport = nil
-            }
-        }
+        set { setTransportSetting(\.receiveWindowLimit, to: newValue) }
     }
 
     /// How much of a response tasks created from now on may take in (`ResponseLimits`).
@@ -188,13 +189,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// which a manager on `.urlSession` then uses. Beyond AFNetworking.
     public var unixSocketPath: String? {
         get { creation.withLock { $0.unixSocketPath } }
-        set {
-            creation.withLock { state in
-                guard state.unixSocketPath != newValue else { return }
-                state.unixSocketPath = newValue
-                state.curlTransport = nil
-            }
-        }
+        set { setTransportSetting(\.unixSocketPath, to: newValue) }
     }
 
     /// How long a connection (TCP, and TLS on top) may take to establish, to the millisecond,
@@ -203,13 +198,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// naming `TimeoutKind.connect`. libcurl transport only. Beyond AFNetworking.
     public var connectTimeout: TimeInterval? {
         get { creation.withLock { $0.connectTimeout } }
-        set {
-            creation.withLock { state in
-                guard state.connectTimeout != newValue else { return }
-                state.connectTimeout = newValue
-                state.curlTransport = nil
-            }
-        }
+        set { setTransportSetting(\.connectTimeout, to: newValue) }
     }
 
     /// Replaces the total timeout of `task`, a task of this manager not yet resumed: how long
