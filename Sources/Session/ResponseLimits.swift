@@ -51,6 +51,7 @@ public struct ResponseLimits: Sendable, Hashable {
         /// A compressed body decoded to more than this many times the bytes received.
         case decompressionRatio(Int)
 
+        /// The limit in words, e.g. "the body size limit of 1000 bytes".
         public var description: String {
             switch self {
             case .bodySize(let bytes): return "the body size limit of \(bytes) bytes"

@@ -8,6 +8,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     /// which library or symbol was missing.
     case libcurlUnavailable(reason: String)
 
+    /// The reason in words.
     public var description: String {
         switch self {
         case .libcurlUnavailable(let reason): return "libcurl cannot be used: \(reason)"
