@@ -3,8 +3,8 @@ import Foundation
 /// How a manager decides whether to trust an HTTPS server: pinned certificates or public
 /// keys, trust anchors, and whether invalid certificates or other domains are tolerated.
 ///
-/// A manager with any policy other than `.default` checks every HTTPS connection against it
-/// during the TLS handshake, before a byte of the request is sent (see `CurlURLProtocol`).
+/// A manager's transport checks every HTTPS connection against it during the TLS handshake,
+/// before a byte of the request is sent; this type only decides, from the presented chain.
 /// AFNetworking: `AFSecurityPolicy`.
 public struct SecurityPolicy: Sendable, Hashable {
     /// What is pinned. Default `.none`.
