@@ -9,11 +9,22 @@ GET /stream/<n>      n bytes sent chunked, without a Content-Length.
 GET /invalid-json/0  a body that is not JSON, served as application/json.
 GET /stall/<ms>      the head and the first of 2 body bytes, then nothing for ms, then the second.
 GET /drip/<n>        n body bytes (declared), one every 100 ms.
+GET /short-body/<n>  declares n body bytes, sends half, closes the connection.
+GET /reset-body/<n>  declares n body bytes, sends half, resets the connection (RST).
+GET /bad-chunked/0   a chunked body whose chunk size is not hexadecimal.
+GET /not-http/0      bytes that are not an HTTP response, then a close.
+GET /redirect-file/0 a 302 to file:///etc/passwd.
+GET /huge-headers/<k>  a 200 with k KiB of header lines.
+GET /no-colon/0      a 200 with a header line without a colon, and the body "ok".
+GET /header-lines/<n>  a 200 with n short header lines, and the body "ok".
+GET /continue-storm/<n>  n "100 Continue" blocks before a 200 with the body "ok".
+GET /redirect-loop/0 a 302 to itself, forever.
 GET /blackhole-port/0  the port of a listening socket whose accept queue is full: a connection
                      to it is never established (its SYNs are dropped).
 Listens on 127.0.0.1 at the port given (0 for a free one) and prints "listening on <port>".
 """
 import socket
+import struct
 import sys
 import time
 import zlib
@@ -56,6 +67,12 @@ class Handler(BaseHTTPRequestHandler):
                 self._stall(total / 1000)
             elif kind == "drip":
                 self._drip(total)
+            elif kind in RAW:
+                self.wfile.write(RAW[kind](total))
+                self.wfile.flush()
+                if kind == "reset-body":
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.close_connection = True
             elif kind == "blackhole-port":
                 self._text(str(BLACKHOLE.getsockname()[1]).encode())
             else:
@@ -134,6 +151,22 @@ class Handler(BaseHTTPRequestHandler):
             self._chunk(piece)
             sent += len(piece)
         self._end_chunks()
+
+
+# Responses written as raw bytes, by path kind, from the number in the path.
+RAW = {
+    "short-body": lambda n: b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % n + b"s" * (n // 2),
+    "reset-body": lambda n: b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % n + b"r" * (n // 2),
+    "bad-chunked": lambda _: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+    "not-http": lambda _: b"SSH-2.0-OpenSSH_9.2\r\nProtocol mismatch.\r\n",
+    "redirect-file": lambda _: b"HTTP/1.1 302 Found\r\nLocation: file:///etc/passwd\r\nContent-Length: 0\r\n\r\n",
+    "huge-headers": lambda k: b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Filler-%d: %s\r\n" % (i, b"f" * 1000) for i in range(k))
+    + b"Content-Length: 2\r\n\r\nok",
+    "header-lines": lambda n: b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-L%d: v\r\n" % i for i in range(n)) + b"Content-Length: 2\r\n\r\nok",
+    "continue-storm": lambda n: b"HTTP/1.1 100 Continue\r\n\r\n" * n + b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    "redirect-loop": lambda _: b"HTTP/1.1 302 Found\r\nLocation: /redirect-loop/0\r\nContent-Length: 0\r\n\r\n",
+    "no-colon": lambda _: b"HTTP/1.1 200 OK\r\nThis line has no colon\r\nContent-Length: 2\r\n\r\nok",
+}
 
 
 def full_listener():

@@ -26,7 +26,9 @@ public struct CurlError: Error, Sendable, Hashable, CustomStringConvertible {
     /// that have none.
     public var urlErrorCode: URLError.Code {
         switch code {
-        case 1: return .unsupportedURL // CURLE_UNSUPPORTED_PROTOCOL
+        // CURLE_UNSUPPORTED_PROTOCOL: the transport refuses other schemes before libcurl sees
+        // them, so it means a reply that is not HTTP (HTTP/0.9, which libcurl refuses).
+        case 1: return .badServerResponse
         case 3: return .badURL // CURLE_URL_MALFORMAT
         case 5, 6: return .cannotFindHost // CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST
         case 7: return .cannotConnectToHost // CURLE_COULDNT_CONNECT

@@ -10,7 +10,7 @@ import XCTest
 final class CurlErrorTests: XCTestCase {
     func testEachResultMapsToTheClosestURLErrorCode() {
         let expected: [Int32: URLError.Code] = [
-            1: .unsupportedURL, 3: .badURL, 5: .cannotFindHost, 6: .cannotFindHost, 7: .cannotConnectToHost,
+            1: .badServerResponse, 3: .badURL, 5: .cannotFindHost, 6: .cannotFindHost, 7: .cannotConnectToHost,
             8: .badServerResponse, 16: .networkConnectionLost, 18: .networkConnectionLost, 26: .requestBodyStreamExhausted,
             28: .timedOut, 35: .secureConnectionFailed, 42: .cancelled, 47: .httpTooManyRedirects, 52: .networkConnectionLost,
             55: .networkConnectionLost, 56: .networkConnectionLost, 58: .clientCertificateRejected,

@@ -1,0 +1,106 @@
+import AFLocking
+import AFSerialization
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// Broken and hostile responses from the project's fault server, one per test: each task
+/// completes exactly once, promptly, with the mapped error (libcurl transport).
+final class FaultMatrixTests: XCTestCase {
+    private struct Outcome {
+        let calls: Int
+        let error: URLError?
+        let object: (any Sendable)?
+    }
+
+    private func fetch(_ path: String) throws -> Outcome {
+        try fetch(url: try FaultServer.url(path))
+    }
+
+    private func fetch(url: URL) throws -> Outcome {
+        let manager = URLSessionManager(transport: .libcurl)
+        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let done = expectation(description: "completion")
+        let results = Locked<[(error: (any Error)?, object: (any Sendable)?)]>([])
+        var request = URLRequest(url: url)
+        request.timeoutInterval = 5
+        manager.resume(try manager.dataTask(with: request) { _, object, error in
+            results.withLock { $0.append((error, object)) }
+            done.fulfill()
+        })
+        wait(for: [done], timeout: 10)
+        usleep(100_000)
+        let all = results.withLock { $0 }
+        return Outcome(calls: all.count, error: all.first?.error as? URLError, object: all.first?.object)
+    }
+
+    private func assertFails(_ path: String, with code: URLError.Code, file: StaticString = #filePath, line: UInt = #line) throws {
+        let outcome = try fetch(path)
+        XCTAssertEqual(outcome.calls, 1, "completed exactly once", file: file, line: line)
+        XCTAssertEqual(outcome.error?.code, code, "\(String(describing: outcome.error))", file: file, line: line)
+        XCTAssertNotNil(outcome.error?.userInfo[NSURLErrorFailingURLErrorKey] as? URL, file: file, line: line)
+    }
+
+    func testABodyShorterThanItsContentLengthIsConnectionLost() throws {
+        try assertFails("/short-body/1000", with: .networkConnectionLost)
+    }
+
+    func testAConnectionResetMidBodyIsConnectionLost() throws {
+        try assertFails("/reset-body/100000", with: .networkConnectionLost)
+    }
+
+    func testBadChunkedEncodingIsConnectionLost() throws {
+        try assertFails("/bad-chunked/0", with: .networkConnectionLost)
+    }
+
+    func testBytesThatAreNotHTTPAreABadServerResponse() throws {
+        try assertFails("/not-http/0", with: .badServerResponse)
+    }
+
+    func testAHeaderLineWithoutAColonIsABadServerResponse() throws {
+        try assertFails("/no-colon/0", with: .badServerResponse)
+    }
+
+    func testARedirectToAFileURLIsRefused() throws {
+        try assertFails("/redirect-file/0", with: .unsupportedURL)
+    }
+
+    func testTwoHundredKilobytesOfHeadersAreParsed() throws {
+        let outcome = try fetch("/huge-headers/200")
+        XCTAssertEqual(outcome.calls, 1)
+        XCTAssertNil(outcome.error)
+        XCTAssertEqual(outcome.object as? Data, Data("ok".utf8))
+    }
+
+    func testTenThousandHeaderLinesAreParsed() throws {
+        let outcome = try fetch("/header-lines/10000")
+        XCTAssertEqual(outcome.calls, 1)
+        XCTAssertNil(outcome.error)
+        XCTAssertEqual(outcome.object as? Data, Data("ok".utf8))
+    }
+
+    func testAStormOfInterimResponsesEndsInTheFinalOne() throws {
+        let outcome = try fetch("/continue-storm/1000")
+        XCTAssertEqual(outcome.calls, 1)
+        XCTAssertNil(outcome.error)
+        XCTAssertEqual(outcome.object as? Data, Data("ok".utf8))
+    }
+
+    func testARedirectLoopEndsWithTooManyRedirects() throws {
+        try assertFails("/redirect-loop/0", with: .httpTooManyRedirects)
+    }
+
+    func testHTTPSToAPlainHTTPPortIsASecureConnectionFailure() throws {
+        let plain = try FaultServer.url("/bytes/10")
+        var components = try XCTUnwrap(URLComponents(url: plain, resolvingAgainstBaseURL: false))
+        components.scheme = "https"
+        let outcome = try fetch(url: try XCTUnwrap(components.url))
+        XCTAssertEqual(outcome.calls, 1)
+        XCTAssertEqual(outcome.error?.code, .secureConnectionFailed, "\(String(describing: outcome.error))")
+    }
+}
