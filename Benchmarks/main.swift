@@ -6,6 +6,7 @@ import Foundation
 let benchmarks: [String: ([String]) throws -> Bool] = [
     "multipart-memory": { _ in try MultipartMemoryBenchmark.run() },
     "gzip-bomb-memory": GzipBombMemoryBenchmark.run,
+    "soak": SoakBenchmark.run,
     "slow-consumer-memory": SlowConsumerMemoryBenchmark.run,
     "request-overhead": RequestOverheadBenchmark.run,
     "serializer-throughput": SerializerThroughputBenchmark.run,

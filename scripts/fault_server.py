@@ -37,6 +37,9 @@ PATTERN = bytes(range(256)) * (CHUNK // 256)
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # The head and the body go out in separate writes: with Nagle's algorithm the body waits
+    # for the client's delayed acknowledgement (40 ms a response on a kept-alive connection).
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass
@@ -187,6 +190,8 @@ def full_listener():
 
 if __name__ == "__main__":
     BLACKHOLE, FILLERS = full_listener()
+    # A listen backlog for many clients at once (the default, 5, drops their SYNs).
+    ThreadingHTTPServer.request_queue_size = 256
     server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1]) if len(sys.argv) > 1 else 0), Handler)
     print(f"listening on {server.server_address[1]}", flush=True)
     server.serve_forever()
