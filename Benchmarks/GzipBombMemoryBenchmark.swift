@@ -6,15 +6,14 @@ import Foundation
 /// with the default `ResponseLimits`: the task must fail with the decompression limit and the
 /// process's peak resident memory stay under 64 MiB. Baseline, in the same run: the same bomb
 /// with the ratio limit off, stopped only by the default 256 MiB body limit.
-/// Usage: `afn-benchmarks gzip-bomb-memory <fault server URL>`.
+/// Usage: `afn-benchmarks gzip-bomb-memory <fault server URL> [peak limit MiB, default 64]`.
 enum GzipBombMemoryBenchmark {
-    private static let limit: UInt64 = 64 << 20
-
     static func run(_ arguments: [String]) throws -> Bool {
         guard let base = arguments.first, let url = URL(string: base + "/gzip-bomb/1073741824") else {
-            print("usage: afn-benchmarks gzip-bomb-memory <fault server URL>")
+            print("usage: afn-benchmarks gzip-bomb-memory <fault server URL> [peak limit MiB]")
             return false
         }
+        let limit = UInt64(arguments.dropFirst().first.flatMap { Int($0) } ?? 64) << 20
         let residentBefore = ResourceUsage.residentBytes
         ResourceUsage.resetPeak()
         let limited = fetch(url, limits: .default)
