@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import XCTest
 
 /// The project's fault server (`scripts/fault_server.py`) that `scripts/test.sh` starts: gzip
@@ -6,10 +9,6 @@ import XCTest
 /// when it is absent.
 public enum FaultServer {
     public static func url(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        guard let base = ProcessInfo.processInfo.environment["AFN_FAULT_URL"], let url = URL(string: base + path) else {
-            XCTFail("AFN_FAULT_URL is not set: run the tests through scripts/test.sh", file: file, line: line)
-            throw URLError(.cannotConnectToHost)
-        }
-        return url
+        try testServerURL("AFN_FAULT_URL", path, file: file, line: line)
     }
 }

@@ -8,11 +8,7 @@ import XCTest
 /// it is absent, so a missing server cannot pass as green.
 public enum HTTPBin {
     public static func url(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        guard let base = ProcessInfo.processInfo.environment["AFN_HTTPBIN_URL"], let url = URL(string: base + path) else {
-            XCTFail("AFN_HTTPBIN_URL is not set: run the tests through scripts/test.sh", file: file, line: line)
-            throw URLError(.cannotConnectToHost)
-        }
-        return url
+        try testServerURL("AFN_HTTPBIN_URL", path, file: file, line: line)
     }
 
     /// Sends `request` with a plain URLSession and returns the status and the JSON body.
@@ -66,11 +62,7 @@ public enum HTTPBin {
 public enum UnixSocketHTTPBin {
     /// The socket's path; fails the test (never skips) when it is not set.
     public static func socketPath(file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        guard let path = ProcessInfo.processInfo.environment["AFN_HTTPBIN_SOCKET"] else {
-            XCTFail("AFN_HTTPBIN_SOCKET is not set: run the tests through scripts/test.sh", file: file, line: line)
-            throw URLError(.cannotConnectToHost)
-        }
-        return path
+        try testServerValue("AFN_HTTPBIN_SOCKET", file: file, line: line)
     }
 
     /// `path` on the socket, in the `http+unix` URL form.
