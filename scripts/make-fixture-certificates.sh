@@ -2,7 +2,8 @@
 # Makes the committed test certificates with OpenSSL (run again only to replace them; the tests
 # use the committed files, so they do not depend on the day they were made). Valid until 2056,
 # except expired.pem. Also writes pins.txt: each certificate's SPKI SHA-256 pin, computed by
-# OpenSSL, for the tests to compare against.
+# OpenSSL, for the tests to compare against. `make-fixture-certificates.sh client` replaces only
+# the client identities for mutual TLS (client-ca, client, other-client), keeping the rest.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/Tests/SecurityTests/Fixtures"
@@ -10,6 +11,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 days=11000   # about 30 years
+only="${1:-all}"
 
 key() { openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$1.key" 2>/dev/null; }
 ca_ext() { printf 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\n' > "$1"; }
@@ -19,6 +21,29 @@ sign() {  # name subject issuer ext
     openssl x509 -req -in "$1.csr" -CA "$3.pem" -CAkey "$3.key" -CAcreateserial -days "$days" -sha256 -extfile "$4" -out "$1.pem" 2>/dev/null
 }
 
+# Client identities for mutual TLS: a CA of their own (the mTLS test server trusts only it), a
+# client it signed (PEM, PEM with an encrypted key, PKCS#12), and a client of another CA.
+make_client_fixtures() {
+    key client-ca
+    openssl req -x509 -new -key client-ca.key -subj "/CN=AFNetworking Test Client CA" -days "$days" -sha256 \
+        -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" -out client-ca.pem
+    printf 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n' > client.ext
+    key client
+    sign client "/O=AFNetworking Tests/CN=afn-test-client" client-ca client.ext
+    cp "$out/root-ca.pem" "$out/root-ca.key" .
+    key other-client
+    sign other-client "/O=AFNetworking Tests/CN=afn-other-client" root-ca client.ext
+    mkdir -p "$out"
+    for name in client-ca client other-client; do
+        openssl x509 -in "$name.pem" -out "$out/$name.pem"
+        cp "$name.key" "$out/$name.key"
+    done
+    openssl pkey -in client.key -aes256 -passout pass:afn-fixture -out "$out/client-encrypted.key"
+    openssl pkcs12 -export -inkey client.key -in client.pem -certfile client-ca.pem -passout pass:afn-fixture \
+        -name afn-test-client -out "$out/client.p12"
+}
+
+make_server_fixtures() {
 key root-ca
 ca_ext ca.ext
 openssl req -x509 -new -key root-ca.key -subj "/CN=AFNetworking Test Root CA" -days "$days" -sha256 \
@@ -76,4 +101,8 @@ for name in root-ca intermediate-ca localhost chained-localhost wrong-host wildc
 done
 cat "$out/chained-localhost.pem" "$out/intermediate-ca.pem" > "$out/chained-localhost-fullchain.pem"
 cat "$out/root-ca.pem" "$out/intermediate-ca.pem" > "$out/ca-bundle.pem"
+}
+
+if [ "$only" != client ]; then make_server_fixtures; fi
+make_client_fixtures
 echo "fixtures written to $out"

@@ -25,22 +25,31 @@ test_servers_stop() {
 }
 
 TLS_SERVER_FIXTURES="localhost chained-localhost-fullchain expired wrong-host self-signed"
+# The mutual-TLS server (AFN_TLS_MTLS_URL): the localhost certificate, and a handshake that
+# requires a client certificate signed by the fixture client CA; its access log ends each line
+# with the accepted client's subject (scripts/mtls_app.py).
+TLS_SERVER_NAMES="$TLS_SERVER_FIXTURES mtls"
 
 tls_servers_start() {
-    local root venv fixtures name variable key log port pid
+    local root venv fixtures name variable log port
     root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
     venv="$root/.venv"
     fixtures="$root/Tests/SecurityTests/Fixtures"
     TLS_SERVERS_DIR="$(mktemp -d)"
     TLS_SERVER_PIDS=""
-    for name in $TLS_SERVER_FIXTURES; do
-        key="$fixtures/${name%-fullchain}.key"
+    for name in $TLS_SERVER_NAMES; do
+        local certificate="$name" app=(httpbin:app)
+        if [ "$name" = mtls ]; then
+            certificate=localhost
+            app=(--cert-reqs 2 --ca-certs "$fixtures/client-ca.pem" --pythonpath "$root/scripts"
+                 --access-logformat '%(h)s "%(r)s" %(s)s %({x-client-subject}o)s' mtls_app:app)
+        fi
         "$venv/bin/gunicorn" --bind 127.0.0.1:0 --workers 1 --worker-class gthread --threads 8 \
-            --no-control-socket --log-level info --certfile "$fixtures/$name.pem" --keyfile "$key" \
-            --access-logfile "$TLS_SERVERS_DIR/$name.access.log" httpbin:app >"$TLS_SERVERS_DIR/$name.log" 2>&1 &
+            --no-control-socket --log-level info --certfile "$fixtures/$certificate.pem" --keyfile "$fixtures/${certificate%-fullchain}.key" \
+            --access-logfile "$TLS_SERVERS_DIR/$name.access.log" "${app[@]}" >"$TLS_SERVERS_DIR/$name.log" 2>&1 &
         TLS_SERVER_PIDS="$TLS_SERVER_PIDS $!"
     done
-    for name in $TLS_SERVER_FIXTURES; do
+    for name in $TLS_SERVER_NAMES; do
         log="$TLS_SERVERS_DIR/$name.log"
         port=""
         for _ in $(seq 1 100); do

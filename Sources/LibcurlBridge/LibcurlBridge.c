@@ -93,6 +93,12 @@ void afn_easy_cleanup(void *easy) {
 int afn_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
 int afn_easy_setopt_pointer(void *easy, int option, const void *value) { return api.easy_setopt(easy, option, value); }
 int afn_easy_setopt_off(void *easy, int option, int64_t value) { return api.easy_setopt(easy, option, (long long)value); }
+
+int afn_easy_setopt_blob(void *easy, int option, const void *data, size_t length) {
+    // struct curl_blob; CURL_BLOB_COPY (1): libcurl keeps its own copy.
+    struct { void *data; size_t len; unsigned int flags; } blob = { (void *)data, length, 1 };
+    return api.easy_setopt(easy, option, &blob);
+}
 const char *afn_easy_strerror(int code) { return api.easy_strerror(code); }
 
 int afn_easy_getinfo_off(void *easy, int info, int64_t *value) {

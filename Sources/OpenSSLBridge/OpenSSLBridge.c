@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static struct {
@@ -36,6 +37,26 @@ static struct {
     int (*sk_push)(void *, const void *);
     void (*sk_free)(void *);
     void (*crypto_free)(void *, const char *, int);
+    void (*ctx_set_client_cert_cb)(void *, int (*)(void *, void **, void **));
+    void *(*get_ssl_ctx)(const void *);
+    int (*get_ex_new_index)(int, long, void *, void *, void *, void *);
+    int (*ctx_set_ex_data)(void *, int, void *);
+    void *(*ctx_get_ex_data)(const void *, int);
+    void *(*bio_new_mem_buf)(const void *, int);
+    void *(*bio_new)(const void *);
+    const void *(*bio_s_mem)(void);
+    long (*bio_ctrl)(void *, int, long, void *);
+    int (*bio_free)(void *);
+    void *(*pem_read_x509)(void *, void **, int (*)(char *, int, int, void *), void *);
+    void *(*pem_read_private_key)(void *, void **, int (*)(char *, int, int, void *), void *);
+    int (*pem_write_x509)(void *, void *);
+    int (*pem_write_private_key)(void *, void *, const void *, const unsigned char *, int, void *, void *);
+    void *(*d2i_pkcs12_bio)(void *, void **);
+    int (*pkcs12_parse)(void *, const char *, void **, void **, void **);
+    void (*pkcs12_free)(void *);
+    int (*check_private_key)(const void *, const void *);
+    void (*pkey_free)(void *);
+    void (*err_clear)(void);
 } api;
 
 // The exit gate. OpenSSL registers OPENSSL_cleanup with atexit, which frees its global state
@@ -72,6 +93,10 @@ static void close_gate_at_exit(void) {
     // from inside one, are not waited for.
     for (int waited = 0; atomic_load(&gate_users) > gate_depth && waited < 5000; waited++) usleep(1000);
 }
+
+/// The SSL_CTX ex_data slot holding a connection's certificate-request watcher, freed with it.
+static int certificate_request_index = -1;
+static void free_watcher(void *parent, void *watcher, void *ex_data, int index, long argl, void *argp);
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[256];
@@ -117,6 +142,31 @@ static void load(void) {
     BIND(crypto, sk_push, "OPENSSL_sk_push")
     BIND(crypto, sk_free, "OPENSSL_sk_free")
     BIND(crypto, crypto_free, "CRYPTO_free")
+    BIND(ssl, ctx_set_client_cert_cb, "SSL_CTX_set_client_cert_cb")
+    BIND(ssl, get_ssl_ctx, "SSL_get_SSL_CTX")
+    BIND(crypto, get_ex_new_index, "CRYPTO_get_ex_new_index")
+    BIND(ssl, ctx_set_ex_data, "SSL_CTX_set_ex_data")
+    BIND(ssl, ctx_get_ex_data, "SSL_CTX_get_ex_data")
+    BIND(crypto, bio_new_mem_buf, "BIO_new_mem_buf")
+    BIND(crypto, bio_new, "BIO_new")
+    BIND(crypto, bio_s_mem, "BIO_s_mem")
+    BIND(crypto, bio_ctrl, "BIO_ctrl")
+    BIND(crypto, bio_free, "BIO_free")
+    BIND(crypto, pem_read_x509, "PEM_read_bio_X509")
+    BIND(crypto, pem_read_private_key, "PEM_read_bio_PrivateKey")
+    BIND(crypto, pem_write_x509, "PEM_write_bio_X509")
+    BIND(crypto, pem_write_private_key, "PEM_write_bio_PrivateKey")
+    BIND(crypto, d2i_pkcs12_bio, "d2i_PKCS12_bio")
+    BIND(crypto, pkcs12_parse, "PKCS12_parse")
+    BIND(crypto, pkcs12_free, "PKCS12_free")
+    BIND(crypto, check_private_key, "X509_check_private_key")
+    BIND(crypto, pkey_free, "EVP_PKEY_free")
+    BIND(crypto, err_clear, "ERR_clear_error")
+    certificate_request_index = api.get_ex_new_index(1, 0, NULL, NULL, NULL, (void *)free_watcher); // CRYPTO_EX_INDEX_SSL_CTX
+    if (certificate_request_index < 0) {
+        snprintf(load_error, sizeof load_error, "CRYPTO_get_ex_new_index failed");
+        return;
+    }
     // OpenSSL registers its atexit clean-up on its first initialization (this call or an
     // earlier one); handlers run in reverse order, so the gate closes before OpenSSL cleans up.
     if (!api.init_ssl(0, NULL)) {
@@ -225,3 +275,127 @@ done:
 }
 
 const char *afn_verify_error_string(int code) { return api.verify_error_string(code); }
+
+struct certificate_request_watcher {
+    void (*requested)(void *argument);
+    void *argument;
+};
+
+static void free_watcher(void *parent, void *watcher, void *ex_data, int index, long argl, void *argp) {
+    (void)parent; (void)ex_data; (void)index; (void)argl; (void)argp;
+    free(watcher);
+}
+
+// OpenSSL calls this only when the server sent a CertificateRequest and no certificate is set.
+// Renegotiation is off (afn_ssl_ctx_set_verify), so it runs in the first handshake only, while
+// the transfer that opened the connection is alive.
+static int certificate_requested(void *ssl, void **x509, void **pkey) {
+    (void)x509; (void)pkey;
+    struct certificate_request_watcher *watcher = api.ctx_get_ex_data(api.get_ssl_ctx(ssl), certificate_request_index);
+    if (watcher) watcher->requested(watcher->argument);
+    return 0; // go on without a certificate
+}
+
+int afn_ssl_ctx_on_certificate_request(void *ssl_ctx, void (*requested)(void *), void *argument) {
+    struct certificate_request_watcher *watcher = api.ctx_get_ex_data(ssl_ctx, certificate_request_index);
+    if (!watcher) {
+        watcher = malloc(sizeof *watcher);
+        if (!watcher) return -1;
+        if (!api.ctx_set_ex_data(ssl_ctx, certificate_request_index, watcher)) {
+            free(watcher);
+            return -1;
+        }
+    }
+    watcher->requested = requested;
+    watcher->argument = argument;
+    api.ctx_set_client_cert_cb(ssl_ctx, certificate_requested);
+    return 0;
+}
+
+static int passphrase_callback(char *buffer, int size, int writing, void *passphrase) {
+    (void)writing;
+    if (!passphrase) return -1; // never prompt on the terminal
+    int length = (int)strlen(passphrase);
+    if (length > size) length = size;
+    memcpy(buffer, passphrase, (size_t)length);
+    return length;
+}
+
+// Hands the memory BIO's contents to `sink` and frees it.
+static int drain(void *bio, int kind, void (*sink)(int, const char *, size_t, void *), void *context) {
+    char *bytes = NULL;
+    long length = api.bio_ctrl(bio, 3, 0, &bytes); // BIO_CTRL_INFO: BIO_get_mem_data
+    if (length > 0) sink(kind, bytes, (size_t)length, context);
+    api.bio_free(bio);
+    return length > 0;
+}
+
+int afn_identity_load(const unsigned char *certificates, size_t certificates_length,
+                      const unsigned char *key, size_t key_length, int pkcs12, const char *passphrase,
+                      void (*sink)(int, const char *, size_t, void *), void *context) {
+    if (certificates_length > INT32_MAX || key_length > INT32_MAX || !afn_gate_enter()) return AFN_IDENTITY_FAILED;
+    int status = AFN_IDENTITY_FAILED;
+    void *leaf = NULL, *private_key = NULL, *extra = api.sk_new_null(), *container = NULL;
+    void *input = api.bio_new_mem_buf(certificates, (int)certificates_length);
+    if (!input || !extra) goto done;
+    if (pkcs12) {
+        void *extra_from_container = NULL;
+        container = api.d2i_pkcs12_bio(input, NULL);
+        if (!container || !api.pkcs12_parse(container, passphrase ? passphrase : "", &private_key, &leaf, &extra_from_container)) {
+            status = AFN_IDENTITY_BAD_PKCS12;
+            goto done;
+        }
+        if (extra_from_container) {
+            api.sk_free(extra);
+            extra = extra_from_container;
+        }
+        if (!leaf || !private_key) {
+            status = AFN_IDENTITY_BAD_PKCS12;
+            goto done;
+        }
+    } else {
+        leaf = api.pem_read_x509(input, NULL, passphrase_callback, NULL);
+        if (!leaf) {
+            status = AFN_IDENTITY_BAD_CERTIFICATE;
+            goto done;
+        }
+        for (void *next; (next = api.pem_read_x509(input, NULL, passphrase_callback, NULL));) api.sk_push(extra, next);
+        void *key_input = key ? api.bio_new_mem_buf(key, (int)key_length) : api.bio_new_mem_buf(certificates, (int)certificates_length);
+        if (!key_input) goto done;
+        private_key = api.pem_read_private_key(key_input, NULL, passphrase_callback, (void *)passphrase);
+        api.bio_free(key_input);
+        if (!private_key) {
+            status = AFN_IDENTITY_BAD_KEY;
+            goto done;
+        }
+    }
+    if (api.check_private_key(leaf, private_key) != 1) {
+        status = AFN_IDENTITY_KEY_MISMATCH;
+        goto done;
+    }
+    void *chain_output = api.bio_new(api.bio_s_mem());
+    void *key_output = api.bio_new(api.bio_s_mem());
+    int written = chain_output && key_output && api.pem_write_x509(chain_output, leaf)
+        && api.pem_write_private_key(key_output, private_key, NULL, NULL, 0, NULL, NULL);
+    for (int index = 0; written && index < api.sk_num(extra); index++) written = api.pem_write_x509(chain_output, api.sk_value(extra, index));
+    if (written) {
+        drain(chain_output, 0, sink, context);
+        drain(key_output, 1, sink, context);
+        status = AFN_IDENTITY_OK;
+    } else {
+        if (chain_output) api.bio_free(chain_output);
+        if (key_output) api.bio_free(key_output);
+    }
+done:
+    if (input) api.bio_free(input);
+    if (container) api.pkcs12_free(container);
+    if (leaf) api.x509_free(leaf);
+    if (private_key) api.pkey_free(private_key);
+    if (extra) {
+        for (int index = 0; index < api.sk_num(extra); index++) api.x509_free(api.sk_value(extra, index));
+        api.sk_free(extra);
+    }
+    api.err_clear(); // leave no failure in this thread's queue for libcurl to report later
+    afn_gate_leave();
+    return status;
+}

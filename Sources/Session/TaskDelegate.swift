@@ -69,6 +69,7 @@ final class TaskDelegate: @unchecked Sendable {
         var receiveWindow: CurlReceiveWindow?
         var limits: ResponseLimits
         var totalTimeout: TimeInterval?
+        var clientIdentity: ClientIdentity?
 
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {
@@ -236,6 +237,13 @@ final class TaskDelegate: @unchecked Sendable {
     var totalTimeout: TimeInterval? {
         get { state.withLock { $0.totalTimeout } }
         set { state.withLock { $0.totalTimeout = newValue } }
+    }
+
+    /// The task's own client identity (over the manager's); `setClientIdentity(_:for:)` sets it
+    /// before it runs.
+    var clientIdentity: ClientIdentity? {
+        get { state.withLock { $0.clientIdentity } }
+        set { state.withLock { $0.clientIdentity = newValue } }
     }
 
     /// The libcurl transport stopped the response for exceeding `limit`.

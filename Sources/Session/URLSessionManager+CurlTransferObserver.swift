@@ -37,7 +37,8 @@ extension URLSessionManager: CurlTransferObserver {
     }
 
     package func transferOptions(of task: URLSessionTask) -> CurlTaskOptions? {
-        table.delegate(for: task).map { CurlTaskOptions(limits: $0.limits, isDownload: $0.kind == .download, totalTimeout: $0.totalTimeout) }
+        table.delegate(for: task).map { CurlTaskOptions(
+            limits: $0.limits, isDownload: $0.kind == .download, totalTimeout: $0.totalTimeout, clientIdentity: $0.clientIdentity)  }
     }
 
     package func curlTask(_ task: URLSessionTask, exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?) {

@@ -51,8 +51,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         /// session.
         var curlTransport: CurlTransport?
         var receiveWindowLimit = CurlReceiveWindow.defaultLimit
-        var unixSocketPath: String?
-        var connectTimeout: TimeInterval?
+        var connection = ConnectionSettings()
     }
 
     private struct Configuration {
@@ -188,8 +187,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// (`http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info`). Both need the libcurl transport,
     /// which a manager on `.urlSession` then uses. Beyond AFNetworking.
     public var unixSocketPath: String? {
-        get { creation.withLock { $0.unixSocketPath } }
-        set { setTransportSetting(\.unixSocketPath, to: newValue) }
+        get { creation.withLock { $0.connection.unixSocketPath } }
+        set { setTransportSetting(\.connection.unixSocketPath, to: newValue) }
     }
 
     /// How long a connection (TCP, and TLS on top) may take to establish, to the millisecond,
@@ -197,8 +196,28 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// (`timeoutInterval`). A task that runs out fails with `URLError.timedOut`, its `userInfo`
     /// naming `TimeoutKind.connect`. libcurl transport only. Beyond AFNetworking.
     public var connectTimeout: TimeInterval? {
-        get { creation.withLock { $0.connectTimeout } }
-        set { setTransportSetting(\.connectTimeout, to: newValue) }
+        get { creation.withLock { $0.connection.connectTimeout } }
+        set { setTransportSetting(\.connection.connectTimeout, to: newValue) }
+    }
+
+    /// The client certificate and key that tasks created from now on present to servers that
+    /// ask for one (mutual TLS); `nil`, the default, presents none. The server-trust policy
+    /// applies as before. A server that requires a certificate and gets none fails the task
+    /// with `URLError.clientCertificateRequired`; one that refuses the certificate with
+    /// `.clientCertificateRejected`. Needs the libcurl transport, which a manager on
+    /// `.urlSession` then uses. Beyond AFNetworking (its Apple platforms answer a
+    /// client-certificate challenge in the session delegate).
+    public var clientIdentity: ClientIdentity? {
+        get { creation.withLock { $0.connection.clientIdentity } }
+        set { setTransportSetting(\.connection.clientIdentity, to: newValue) }
+    }
+
+    /// Replaces the client identity of `task`, a task of this manager not yet resumed and
+    /// carried by libcurl (made while the manager had a client identity, a policy that needs
+    /// enforcement, or on the `.libcurl` transport). Connections opened with one identity are
+    /// never reused for another.
+    public func setClientIdentity(_ identity: ClientIdentity, for task: URLSessionTask) {
+        table.delegate(for: task)?.clientIdentity = identity
     }
 
     /// Replaces the total timeout of `task`, a task of this manager not yet resumed: how long
@@ -421,9 +440,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// Whether tasks go through libcurl under `state`: on the libcurl transport when it can be
     /// loaded (otherwise URLSession's own protocol carries them), and always for a policy that
-    /// needs enforcement or a Unix domain socket.
+    /// needs enforcement, a Unix domain socket or a client identity.
     private func carriesLibcurl(_ state: Creation) -> Bool {
-        state.securityPolicy.needsEnforcement || state.unixSocketPath != nil
+        state.securityPolicy.needsEnforcement || state.connection.needsLibcurl
             || (transport == .libcurl && CurlTransport.unavailable == nil)
     }
 
@@ -454,8 +473,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         do {
             let curlTransport = try CurlTransport(
                 policy: state.securityPolicy, session: session, configuration: sessionConfiguration,
-                receiveWindowLimit: state.receiveWindowLimit, unixSocketPath: state.unixSocketPath,
-                connectTimeout: state.connectTimeout, observer: self)
+                receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, observer: self)
             state.curlTransport = curlTransport
             return (session, curlTransport)
         } catch {

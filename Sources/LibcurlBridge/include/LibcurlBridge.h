@@ -17,6 +17,8 @@ void afn_easy_cleanup(void *easy);
 int afn_easy_setopt_long(void *easy, int option, long value);
 int afn_easy_setopt_pointer(void *easy, int option, const void *value);
 int afn_easy_setopt_off(void *easy, int option, int64_t value);
+/// Sets a `struct curl_blob` option (`CURLOPT_*_BLOB`); libcurl copies the bytes.
+int afn_easy_setopt_blob(void *easy, int option, const void *data, size_t length);
 const char *afn_easy_strerror(int code);
 /// curl_easy_getinfo for a `curl_off_t` value (`info` is a CURLINFO_OFF_T constant).
 int afn_easy_getinfo_off(void *easy, int info, int64_t *value);

@@ -39,4 +39,27 @@ int afn_verify_chain(const unsigned char *const *chain, const int *chain_lengths
 /// OpenSSL's text for an X509_V_ERR code.
 const char *afn_verify_error_string(int code);
 
+/// Calls `requested(argument)` when a server asks the SSL_CTX's connection for a client
+/// certificate and none was configured (the handshake goes on without one).
+int afn_ssl_ctx_on_certificate_request(void *ssl_ctx, void (*requested)(void *argument), void *argument);
+
+/// Why a client identity could not be loaded (`afn_identity_load`).
+enum {
+    AFN_IDENTITY_OK = 0,
+    AFN_IDENTITY_BAD_CERTIFICATE = 1,
+    AFN_IDENTITY_BAD_KEY = 2,
+    AFN_IDENTITY_BAD_PKCS12 = 3,
+    AFN_IDENTITY_KEY_MISMATCH = 4,
+    AFN_IDENTITY_FAILED = 5,
+};
+
+/// Loads a client identity: a PEM certificate chain (leaf first) and a PEM private key, which
+/// may be in the same data (`key` NULL), or, when `pkcs12` is 1, PKCS#12 data in `certificates`.
+/// `passphrase` (or NULL) decrypts the key or the PKCS#12 data. Checks that the key belongs to
+/// the leaf. On success returns AFN_IDENTITY_OK and hands the chain (leaf first) and the
+/// unencrypted key to `sink` as PEM, each once (`kind` 0 for the chain, 1 for the key).
+int afn_identity_load(const unsigned char *certificates, size_t certificates_length,
+                      const unsigned char *key, size_t key_length, int pkcs12, const char *passphrase,
+                      void (*sink)(int kind, const char *pem, size_t length, void *context), void *context);
+
 #endif

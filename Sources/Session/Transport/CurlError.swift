@@ -51,4 +51,36 @@ public struct CurlError: Error, Sendable, Hashable, CustomStringConvertible {
         default: return .unknown
         }
     }
+
+    /// The TLS alert the server sent, if the failure was one: read from OpenSSL's packed error
+    /// code in libcurl's message ("error:0A00045C:" is library 20, SSL, reason 1116, which is
+    /// 1000 + alert 116, certificate_required).
+    public var receivedTLSAlert: Int? {
+        guard let range = message.range(of: "error:") else { return nil }
+        let digits = message[range.upperBound...].prefix { $0.isHexDigit }
+        guard digits.count == 8, let packed = UInt32(digits, radix: 16) else { return nil }
+        let library = packed >> 23, reason = Int(packed & 0x7F_FFFF)
+        guard library == 20, (1000..<1256).contains(reason) else { return nil }
+        return reason - 1000
+    }
+
+    /// The alerts a server sends about the client's certificate: bad_certificate,
+    /// unsupported_certificate, certificate_revoked, certificate_expired, certificate_unknown,
+    /// unknown_ca, access_denied.
+    private static let certificateRejections: Set<Int> = [42, 43, 44, 45, 46, 48, 49]
+
+    /// `urlErrorCode`, or for a TLS failure the client-certificate code: `presentedIdentity`
+    /// says whether the transfer had an identity to present, `certificateRequested` whether a
+    /// server asked for one when it had none.
+    func urlErrorCode(presentedIdentity: Bool, certificateRequested: Bool) -> URLError.Code {
+        guard [35, 55, 56].contains(code) else { return urlErrorCode }
+        let alert = receivedTLSAlert
+        if !presentedIdentity, alert == 116 || (certificateRequested && (code == 35 || alert != nil)) {
+            return .clientCertificateRequired
+        }
+        if presentedIdentity, let alert, Self.certificateRejections.contains(alert) || alert == 116 {
+            return .clientCertificateRejected
+        }
+        return urlErrorCode
+    }
 }

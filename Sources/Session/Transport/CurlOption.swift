@@ -33,6 +33,8 @@ enum CurlOption {
     static let protocolsString: Int32 = 10_318
     static let redirectProtocolsString: Int32 = 10_319
     static let unixSocketPath: Int32 = 10_231
+    static let sslCertificateBlob: Int32 = 40_291
+    static let sslKeyBlob: Int32 = 40_292
 }
 
 /// `CURLINFO` values (CURLINFO_OFF_T is 0x600000).

@@ -36,6 +36,10 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerLines: [String] = []
     private var state = CurlTransferState<URLRequest>()
     private var evaluation: TrustEvaluation?
+    /// Presented when a server asks for a client certificate; the task's own or the transport's.
+    private var clientIdentity: ClientIdentity?
+    /// A server asked for a client certificate while the transfer had none to present.
+    private var certificateRequested = false
     /// The task's response limits (`ResponseLimits.default` when the manager has none for it).
     private var limits = ResponseLimits.default
     private var isDownload = false
@@ -63,13 +67,15 @@ final class CurlTransfer: @unchecked Sendable {
         self.urlProtocol = urlProtocol
         self.transport = transport
         body = Self.body(of: request, previous: .none)
-        timeouts = TransferTimeouts(connect: transport.connectTimeout ?? request.timeoutInterval, idle: request.timeoutInterval, total: nil)
+        timeouts = TransferTimeouts(connect: transport.connection.connectTimeout ?? request.timeoutInterval, idle: request.timeoutInterval, total: nil)
+        clientIdentity = transport.connection.clientIdentity
         if let task = urlProtocol.task {
             transport.observer?.curlTask(task, receivesBodyThrough: window)
             if let options = transport.observer?.transferOptions(of: task) {
                 limits = options.limits
                 isDownload = options.isDownload
                 timeouts.total = options.totalTimeout
+                if let identity = options.clientIdentity { clientIdentity = identity }
             }
         }
     }
@@ -125,7 +131,12 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.initialize(repeating: 0, count: 256)
         let context = Unmanaged.passUnretained(self).toOpaque()
         setString(CurlOption.url, url.absoluteString)
-        if let socketPath = socketAddress?.socketPath ?? transport.unixSocketPath { setString(CurlOption.unixSocketPath, socketPath) }
+        if let socketPath = socketAddress?.socketPath ?? transport.connection.unixSocketPath { setString(CurlOption.unixSocketPath, socketPath) }
+        if let clientIdentity {
+            // Part of libcurl's connection matching: a connection is reused for this identity only.
+            setBlob(CurlOption.sslCertificateBlob, clientIdentity.certificateChainPEM)
+            setBlob(CurlOption.sslKeyBlob, clientIdentity.privateKeyPEM)
+        }
         setString(CurlOption.protocolsString, "http,https")
         setString(CurlOption.redirectProtocolsString, "http,https")
         setString(CurlOption.acceptEncoding, "")
@@ -292,9 +303,14 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let message = String(cString: errorBuffer)
         let curlError = CurlError(code: curlCode, message: message.isEmpty ? String(cString: afn_easy_strerror(curlCode)) : message)
-        userInfo[NSLocalizedDescriptionKey] = curlError.message
+        let code = curlError.urlErrorCode(presentedIdentity: clientIdentity != nil, certificateRequested: certificateRequested)
+        userInfo[NSLocalizedDescriptionKey] = switch code {
+        case .clientCertificateRequired: "\(request.url?.host ?? "The server") requires a client certificate (\(curlError.message))"
+        case .clientCertificateRejected: "\(request.url?.host ?? "The server") rejected the client certificate (\(curlError.message))"
+        default: curlError.message
+        }
         userInfo[NSUnderlyingErrorKey] = curlError
-        return URLError(curlError.urlErrorCode, userInfo: userInfo)
+        return URLError(code, userInfo: userInfo)
     }
 
     // MARK: Responses
@@ -448,7 +464,14 @@ final class CurlTransfer: @unchecked Sendable {
         _, sslContext, context in
         guard let sslContext else { return CurlCode.sslConnectError }
         _ = afn_ssl_ctx_set_verify(sslContext, verifyCallback, context)
+        _ = afn_ssl_ctx_on_certificate_request(sslContext, certificateRequestCallback, context)
         return CurlCode.ok
+    }
+
+    /// The server asked for a client certificate and the transfer has none; the handshake goes
+    /// on without (the server decides whether that fails).
+    private static let certificateRequestCallback: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
+        transfer(context).certificateRequested = true
     }
 
     /// OpenSSL's whole certificate verification for a connection: the policy's evaluation of
@@ -475,6 +498,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func set(_ option: Int32, _ value: Int) {
         _ = afn_easy_setopt_long(easy, option, value)
+    }
+
+    private func setBlob(_ option: Int32, _ value: Data) {
+        _ = value.withUnsafeBytes { afn_easy_setopt_blob(easy, option, $0.baseAddress, $0.count) }
     }
 
     private func setString(_ option: Int32, _ value: String) {

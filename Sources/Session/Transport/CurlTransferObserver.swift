@@ -1,3 +1,4 @@
+import AFSecurity
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -14,6 +15,8 @@ package struct CurlTaskOptions: Sendable {
     package var isDownload: Bool
     /// How long the whole task may take, redirects included; `nil` for no limit.
     package var totalTimeout: TimeInterval?
+    /// The task's own client identity, over the transport's.
+    package var clientIdentity: ClientIdentity?
 }
 
 package protocol CurlTransferObserver: AnyObject, Sendable {

@@ -27,10 +27,8 @@ package final class CurlTransport: @unchecked Sendable {
     let settings: CurlSessionSettings
     /// How far each transfer may read ahead of its consumer (see `CurlReceiveWindow`).
     let receiveWindowLimit: Int
-    /// The Unix domain socket every request connects to instead of its host, if any.
-    let unixSocketPath: String?
-    /// How long a connection may take to establish; `nil` for the request's idle timeout.
-    let connectTimeout: TimeInterval?
+    /// How every transfer connects (socket, connect timeout, client identity).
+    let connection: ConnectionSettings
     /// The transport of each task the managers created and that has not completed.
     private static let carriers = Locked<[ObjectIdentifier: WeakTransport]>([:])
     weak var observer: (any CurlTransferObserver)?
@@ -54,7 +52,7 @@ package final class CurlTransport: @unchecked Sendable {
     /// `TransportError.libcurlUnavailable` when libcurl or OpenSSL cannot be loaded.
     package init(
         policy: SecurityPolicy, session: URLSession, configuration: URLSessionConfiguration,
-        receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, unixSocketPath: String? = nil, connectTimeout: TimeInterval? = nil,
+        receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, connection: ConnectionSettings = ConnectionSettings(),
         observer: any CurlTransferObserver
     ) throws {
         if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
@@ -63,8 +61,7 @@ package final class CurlTransport: @unchecked Sendable {
         sessionWorkQueue = session.workQueue
         settings = CurlSessionSettings(configuration)
         self.receiveWindowLimit = receiveWindowLimit
-        self.unixSocketPath = unixSocketPath
-        self.connectTimeout = connectTimeout
+        self.connection = connection
         self.observer = observer
         self.multi = multi
         sockets = CurlSockets(queue: eventQueue)

@@ -23,6 +23,32 @@ final class CurlErrorTests: XCTestCase {
         XCTAssertEqual(CurlError(code: 99, message: "").urlErrorCode, .unknown)
     }
 
+    func testTheAlertAServerSentIsReadFromOpenSSLsCodeInTheMessage() {
+        let required = "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0"
+        XCTAssertEqual(CurlError(code: 56, message: required).receivedTLSAlert, 116)
+        XCTAssertEqual(CurlError(code: 56, message: "OpenSSL SSL_read: error:0A000418:SSL routines::tlsv1 alert unknown ca").receivedTLSAlert, 48)
+        XCTAssertEqual(CurlError(code: 35, message: "OpenSSL/3.0.19: error:0A000410:SSL routines::sslv3 alert handshake failure").receivedTLSAlert, 40)
+        // A local failure (wrong version number: reason 267) and a system error are not alerts.
+        XCTAssertNil(CurlError(code: 35, message: "OpenSSL/3.0.19: error:0A00010B:SSL routines::wrong version number").receivedTLSAlert)
+        XCTAssertNil(CurlError(code: 56, message: "Recv failure: Connection reset by peer").receivedTLSAlert)
+    }
+
+    func testTLSFailuresMapToTheClientCertificateCodes() {
+        let required = CurlError(code: 56, message: "error:0A00045C:SSL routines::tlsv13 alert certificate required")
+        XCTAssertEqual(required.urlErrorCode(presentedIdentity: false, certificateRequested: true), .clientCertificateRequired)
+        XCTAssertEqual(required.urlErrorCode(presentedIdentity: true, certificateRequested: false), .clientCertificateRejected)
+        let unknownCA = CurlError(code: 56, message: "error:0A000418:SSL routines::tlsv1 alert unknown ca")
+        XCTAssertEqual(unknownCA.urlErrorCode(presentedIdentity: true, certificateRequested: false), .clientCertificateRejected)
+        // TLS 1.2 servers answer a missing certificate with handshake_failure: only the request
+        // the server made tells it apart from other handshake failures.
+        let handshake = CurlError(code: 35, message: "error:0A000410:SSL routines::sslv3 alert handshake failure")
+        XCTAssertEqual(handshake.urlErrorCode(presentedIdentity: false, certificateRequested: true), .clientCertificateRequired)
+        XCTAssertEqual(handshake.urlErrorCode(presentedIdentity: false, certificateRequested: false), .secureConnectionFailed)
+        // A connection lost after a handshake in which a certificate was optional stays lost.
+        let reset = CurlError(code: 56, message: "Recv failure: Connection reset by peer")
+        XCTAssertEqual(reset.urlErrorCode(presentedIdentity: false, certificateRequested: true), .networkConnectionLost)
+    }
+
     func testTheDescriptionNamesTheCodeAndMessage() {
         XCTAssertEqual("\(CurlError(code: 7, message: "Failed to connect"))", "curl error 7: Failed to connect")
     }
