@@ -5,16 +5,18 @@
 # records every HTTP request line the server received.
 
 source "$(dirname "${BASH_SOURCE[0]}")/python-servers.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/proxy-servers.sh"
 
 # For a script that needs httpbin (scripts/httpbin.sh, sourced first; also on a Unix socket),
-# the TLS servers and the fault server (scripts/fault_server.py) until it exits: set-up, start
-# all, stop all on exit.
+# the TLS servers, the fault server (scripts/fault_server.py) and the proxies
+# (scripts/proxy-servers.sh) until it exits: set-up, start all, stop all on exit.
 test_servers_serve() {
     httpbin_serve
     trap 'test_servers_stop' EXIT
     httpbin_unix_start
     tls_servers_start
     fault_start
+    proxy_servers_start
 }
 
 test_servers_stop() {
@@ -22,6 +24,7 @@ test_servers_stop() {
     httpbin_unix_stop
     tls_servers_stop
     fault_stop
+    proxy_servers_stop
 }
 
 TLS_SERVER_FIXTURES="localhost chained-localhost-fullchain expired wrong-host self-signed"

@@ -107,6 +107,10 @@ int afn_easy_getinfo_off(void *easy, int info, int64_t *value) {
     *value = (int64_t)result;
     return code;
 }
+int afn_easy_getinfo_long(void *easy, int info, long *value) {
+    *value = 0;
+    return api.easy_getinfo(easy, info, value);
+}
 int afn_easy_pause(void *easy, int bitmask) {
     // Resuming delivers buffered data and may read from the connection.
     if (!afn_gate_enter()) return -1;

@@ -212,6 +212,19 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         set { setTransportSetting(\.connection.clientIdentity, to: newValue) }
     }
 
+    /// Which proxies tasks created from now on go through. Default `.automatic`: the session
+    /// configuration's `connectionProxyDictionary`, or else the proxy environment variables as
+    /// curl reads them (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`). `.none` turns
+    /// proxies off; `.proxy(_:bypass:)` and `.proxies(http:https:bypass:)` name them. HTTPS goes
+    /// through a `CONNECT` tunnel with the TLS handshake, and `securityPolicy`, checked against
+    /// the origin. A failure that was the proxy's has a `ProxyError` as underlying error. A
+    /// setting other than `.automatic` needs the libcurl transport, which a manager on
+    /// `.urlSession` then uses. Beyond AFNetworking.
+    public var proxy: ProxySetting {
+        get { creation.withLock { $0.connection.proxy } }
+        set { setTransportSetting(\.connection.proxy, to: newValue) }
+    }
+
     /// Replaces the client identity of `task`, a task of this manager not yet resumed and
     /// carried by libcurl (made while the manager had a client identity, a policy that needs
     /// enforcement, or on the `.libcurl` transport). Connections opened with one identity are

@@ -102,7 +102,7 @@ final class LifecycleTests: XCTestCase {
         XCTAssertNotNil(weakManager, "the task in flight keeps its manager")
         wait(for: [recorder.expectation], timeout: 10)
         XCTAssertNil(recorder.first.error)
-        XCTAssertEqual((recorder.first.response as? HTTPURLResponse)?.statusCode, 200)
+        XCTAssertEqual(recorder.first.response?.statusCode, 200)
         waitUntil { weakManager == nil }
         XCTAssertNil(weakManager, "a manager nobody references is freed after its last task")
     }

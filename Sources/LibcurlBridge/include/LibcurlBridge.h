@@ -22,6 +22,8 @@ int afn_easy_setopt_blob(void *easy, int option, const void *data, size_t length
 const char *afn_easy_strerror(int code);
 /// curl_easy_getinfo for a `curl_off_t` value (`info` is a CURLINFO_OFF_T constant).
 int afn_easy_getinfo_off(void *easy, int info, int64_t *value);
+/// curl_easy_getinfo for a `long` value (`info` is a CURLINFO_LONG constant).
+int afn_easy_getinfo_long(void *easy, int info, long *value);
 /// curl_easy_pause: `bitmask` 0 resumes a transfer paused by its write callback.
 int afn_easy_pause(void *easy, int bitmask);
 

@@ -11,9 +11,11 @@ package struct ConnectionSettings: Sendable, Equatable {
     /// The identity presented to servers that ask for a client certificate, unless a task has
     /// its own.
     package var clientIdentity: ClientIdentity?
+    /// Which proxies requests go through.
+    package var proxy = ProxySetting.automatic
 
     package init() {}
 
     /// Whether only libcurl can carry requests under these settings.
-    package var needsLibcurl: Bool { unixSocketPath != nil || clientIdentity != nil }
+    package var needsLibcurl: Bool { unixSocketPath != nil || clientIdentity != nil || proxy != .automatic }
 }

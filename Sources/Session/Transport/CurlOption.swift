@@ -33,6 +33,10 @@ enum CurlOption {
     static let protocolsString: Int32 = 10_318
     static let redirectProtocolsString: Int32 = 10_319
     static let unixSocketPath: Int32 = 10_231
+    static let proxy: Int32 = 10_004
+    static let proxyUsername: Int32 = 10_175
+    static let proxyPassword: Int32 = 10_176
+    static let suppressConnectHeaders: Int32 = 265
     static let sslCertificateBlob: Int32 = 40_291
     static let sslKeyBlob: Int32 = 40_292
 }
@@ -41,6 +45,9 @@ enum CurlOption {
 enum CurlInfo {
     /// CURLINFO_SIZE_DOWNLOAD_T: body bytes received so far, before content decoding.
     static let sizeDownload: Int32 = 0x600000 + 8
+    /// CURLINFO_HTTP_CONNECTCODE (CURLINFO_LONG is 0x200000): the status a proxy answered a
+    /// `CONNECT` with.
+    static let connectCode: Int32 = 0x200000 + 22
 }
 
 enum CurlMultiOption {

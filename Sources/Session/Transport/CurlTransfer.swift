@@ -40,6 +40,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var clientIdentity: ClientIdentity?
     /// A server asked for a client certificate while the transfer had none to present.
     private var certificateRequested = false
+    /// The proxy the current hop goes through, and what failed there, if anything.
+    private var hopProxy: Proxy?
+    private var proxyFailure: ProxyError?
     /// The task's response limits (`ResponseLimits.default` when the manager has none for it).
     private var limits = ResponseLimits.default
     private var isDownload = false
@@ -131,7 +134,16 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.initialize(repeating: 0, count: 256)
         let context = Unmanaged.passUnretained(self).toOpaque()
         setString(CurlOption.url, url.absoluteString)
-        if let socketPath = socketAddress?.socketPath ?? transport.connection.unixSocketPath { setString(CurlOption.unixSocketPath, socketPath) }
+        let socketPath = socketAddress?.socketPath ?? transport.connection.unixSocketPath
+        if let socketPath { setString(CurlOption.unixSocketPath, socketPath) }
+        // Every hop names its proxy, or none: libcurl's own reading of the environment is off.
+        hopProxy = socketPath == nil ? transport.proxyRoutes.proxy(for: url) : nil
+        setString(CurlOption.proxy, hopProxy?.curlURL ?? "")
+        if let hopProxy {
+            set(CurlOption.suppressConnectHeaders, 1)
+            if let username = hopProxy.username { setString(CurlOption.proxyUsername, username) }
+            if let password = hopProxy.password { setString(CurlOption.proxyPassword, password) }
+        }
         if let clientIdentity {
             // Part of libcurl's connection matching: a connection is reused for this identity only.
             setBlob(CurlOption.sslCertificateBlob, clientIdentity.certificateChainPEM)
@@ -239,6 +251,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The handle finished with `curlCode` and was removed from the multi handle.
     func finish(curlCode: Int32) {
+        if curlCode != CurlCode.ok, proxyFailure == nil, let hopProxy, let easy {
+            var connectStatus = 0
+            _ = afn_easy_getinfo_long(easy, CurlInfo.connectCode, &connectStatus)
+            proxyFailure = ProxyError.classify(curlCode: curlCode, connectStatus: connectStatus, proxy: hopProxy)
+        }
         releaseHandle()
         switch state.hopFinished(curlCode: curlCode) {
         case .startNextHop(let next):
@@ -297,6 +314,11 @@ final class CurlTransfer: @unchecked Sendable {
             userInfo[NSUnderlyingErrorKey] = failure
             return URLError(.serverCertificateUntrusted, userInfo: userInfo)
         }
+        if let proxyFailure {
+            userInfo[NSLocalizedDescriptionKey] = proxyFailure.errorDescription
+            userInfo[NSUnderlyingErrorKey] = proxyFailure
+            return URLError(proxyFailure.urlErrorCode, userInfo: userInfo)
+        }
         if curlCode == CurlCode.operationTimedOut {
             let kind = TransferTimeouts.kindOfLibcurlTimeout(hopElapsed: Self.seconds(from: hopStart), hopTotalMilliseconds: hopTotalMilliseconds)
             return timeouts.error(kind, url: request.url)
@@ -322,6 +344,11 @@ final class CurlTransfer: @unchecked Sendable {
         guard let url = request.url, let head = ResponseHead.parse(headerLines), let response = head.response(for: url) else { return true }
         transport.settings.storeCookies(head.setCookies, from: url)
         guard state.deliversToClient else { return true }
+        // Only a proxy answers 407; over plain HTTP its answer arrives as the response.
+        if response.statusCode == 407, let hopProxy {
+            proxyFailure = .authenticationRequired(proxy: hopProxy.address)
+            return false
+        }
         if let next = redirectRequest(after: response) {
             state.redirect(to: next)
         } else if let next = authenticatedRequest(after: response) {

@@ -29,6 +29,8 @@ package final class CurlTransport: @unchecked Sendable {
     let receiveWindowLimit: Int
     /// How every transfer connects (socket, connect timeout, client identity).
     let connection: ConnectionSettings
+    /// The proxy of each request, resolved when the transport was made.
+    let proxyRoutes: ProxyRoutes
     /// The transport of each task the managers created and that has not completed.
     private static let carriers = Locked<[ObjectIdentifier: WeakTransport]>([:])
     weak var observer: (any CurlTransferObserver)?
@@ -62,6 +64,8 @@ package final class CurlTransport: @unchecked Sendable {
         settings = CurlSessionSettings(configuration)
         self.receiveWindowLimit = receiveWindowLimit
         self.connection = connection
+        proxyRoutes = ProxyRoutes.resolve(
+            connection.proxy, dictionary: configuration.connectionProxyDictionary, environment: ProcessInfo.processInfo.environment)
         self.observer = observer
         self.multi = multi
         sockets = CurlSockets(queue: eventQueue)

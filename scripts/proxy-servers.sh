@@ -1,0 +1,55 @@
+# Sourced by the test script: two tinyproxy instances (Debian's tinyproxy) on free ports of
+# 127.0.0.1, each with its own log, and stops them again. After `proxy_servers_start`,
+# AFN_PROXY_OPEN_URL is an open HTTP proxy (plain requests and CONNECT to any port) and
+# AFN_PROXY_GUARDED_URL one that requires Basic credentials afn-proxy-user:proxy-secret and
+# refuses CONNECT to any port but 443 (403); AFN_PROXY_*_LOG is each one's log, which records
+# every request line it received ("Request (file descriptor N): GET http://...").
+
+proxy_servers_start() {
+    local name port
+    PROXY_SERVERS_DIR="$(mktemp -d)"
+    PROXY_SERVER_PIDS=""
+    for name in open guarded; do
+        port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+        {
+            echo "Port $port"
+            echo "Listen 127.0.0.1"
+            echo "Timeout 30"
+            echo "LogFile \"$PROXY_SERVERS_DIR/$name.log\""
+            echo "LogLevel Info"
+            echo "MaxClients 200"
+            echo "Allow 127.0.0.1"
+            echo "DisableViaHeader Yes"
+            if [ "$name" = guarded ]; then
+                echo "BasicAuth afn-proxy-user proxy-secret"
+                echo "ConnectPort 443"
+            fi
+        } >"$PROXY_SERVERS_DIR/$name.conf"
+        tinyproxy -d -c "$PROXY_SERVERS_DIR/$name.conf" >"$PROXY_SERVERS_DIR/$name.out" 2>&1 &
+        PROXY_SERVER_PIDS="$PROXY_SERVER_PIDS $!"
+        for _ in $(seq 1 100); do
+            (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+            sleep 0.1
+        done
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "proxy-servers: tinyproxy ($name) failed to start; its output follows" >&2
+            cat "$PROXY_SERVERS_DIR/$name.out" "$PROXY_SERVERS_DIR/$name.log" >&2 || true
+            return 1
+        fi
+        local variable
+        variable="$(echo "$name" | tr 'a-z' 'A-Z')"
+        export "AFN_PROXY_${variable}_URL=http://127.0.0.1:$port"
+        export "AFN_PROXY_${variable}_LOG=$PROXY_SERVERS_DIR/$name.log"
+        echo "proxy-servers: $name proxy at http://127.0.0.1:$port"
+    done
+}
+
+proxy_servers_stop() {
+    local pid
+    for pid in ${PROXY_SERVER_PIDS:-}; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    PROXY_SERVER_PIDS=""
+    [ -n "${PROXY_SERVERS_DIR:-}" ] && rm -rf "$PROXY_SERVERS_DIR"
+}
