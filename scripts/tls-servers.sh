@@ -6,10 +6,11 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/python-servers.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/proxy-servers.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/nginx.sh"
 
 # For a script that needs httpbin (scripts/httpbin.sh, sourced first; also on a Unix socket),
-# the TLS servers, the fault server (scripts/fault_server.py) and the proxies
-# (scripts/proxy-servers.sh) until it exits: set-up, start all, stop all on exit.
+# the TLS servers, the fault server (scripts/fault_server.py), the proxies
+# (scripts/proxy-servers.sh) and nginx for HTTP/2 (scripts/nginx.sh) until it exits: set-up, start all, stop all on exit.
 test_servers_serve() {
     httpbin_serve
     trap 'test_servers_stop' EXIT
@@ -17,6 +18,7 @@ test_servers_serve() {
     tls_servers_start
     fault_start
     proxy_servers_start
+    nginx_h2_start
 }
 
 test_servers_stop() {
@@ -25,6 +27,7 @@ test_servers_stop() {
     tls_servers_stop
     fault_stop
     proxy_servers_stop
+    nginx_h2_stop
 }
 
 TLS_SERVER_FIXTURES="localhost chained-localhost-fullchain expired wrong-host self-signed"

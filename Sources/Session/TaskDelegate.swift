@@ -57,6 +57,7 @@ final class TaskDelegate: @unchecked Sendable {
         var data = Data()
         var response: HTTPURLResponse?
         var responseStart: Date?
+        var networkProtocolName: String?
         var redirectCount = 0
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
@@ -239,6 +240,11 @@ final class TaskDelegate: @unchecked Sendable {
         set { state.withLock { $0.totalTimeout = newValue } }
     }
 
+    /// The libcurl transport received the final response over `name` (`h2`, `http/1.1`).
+    func didReceiveResponse(over name: String) {
+        state.withLock { $0.networkProtocolName = name }
+    }
+
     /// The task's own client identity (over the manager's); `setClientIdentity(_:for:)` sets it
     /// before it runs.
     var clientIdentity: ClientIdentity? {
@@ -285,7 +291,8 @@ final class TaskDelegate: @unchecked Sendable {
         let metrics = TaskMetrics(
             taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
             countOfRequestBodyBytesSent: max(snapshot.bytesSent, task.countOfBytesSent),
-            countOfResponseBodyBytesReceived: snapshot.bytesReceived, redirectCount: snapshot.redirectCount)
+            countOfResponseBodyBytesReceived: snapshot.bytesReceived, redirectCount: snapshot.redirectCount,
+            networkProtocolName: snapshot.networkProtocolName)
         if let writer = snapshot.writer {
             writer.close()
             if error != nil { finishFailedDownload(writer, response: response, handler: snapshot.resumeDataHandler) }

@@ -16,6 +16,10 @@ public struct TaskMetrics: Sendable, Equatable {
     public var countOfResponseBodyBytesReceived: Int64
     /// Redirects followed or stopped on the way.
     public var redirectCount: Int
+    /// The protocol of the final response, as ALPN names it: `http/1.1`, `http/1.0` or `h2`.
+    /// `nil` when no response arrived, and on URLSession's own protocol, which does not say.
+    /// `URLSessionTaskTransactionMetrics.networkProtocolName`.
+    public var networkProtocolName: String?
 
     /// Seconds from `taskStart` to `taskEnd`.
     public var duration: TimeInterval { taskEnd.timeIntervalSince(taskStart) }

@@ -36,6 +36,10 @@ extension URLSessionManager: CurlTransferObserver {
         return disposition == .useCredential ? credential : nil
     }
 
+    package func curlTask(_ task: URLSessionTask, receivedResponseOver name: String) {
+        table.delegate(for: task)?.didReceiveResponse(over: name)
+    }
+
     package func transferOptions(of task: URLSessionTask) -> CurlTaskOptions? {
         table.delegate(for: task).map { CurlTaskOptions(
             limits: $0.limits, isDownload: $0.kind == .download, totalTimeout: $0.totalTimeout, clientIdentity: $0.clientIdentity)  }

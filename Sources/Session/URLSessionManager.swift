@@ -225,6 +225,17 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         set { setTransportSetting(\.connection.proxy, to: newValue) }
     }
 
+    /// Which HTTP version tasks created from now on speak. Default `.automatic`: HTTP/2 where
+    /// the TLS handshake negotiates it (requests to one origin then share one connection),
+    /// HTTP/1.1 otherwise. `.http1_1` never uses HTTP/2; `.http2PriorKnowledge` speaks HTTP/2
+    /// over cleartext too. `TaskMetrics.networkProtocolName` tells what a task used. The
+    /// libcurl transport negotiates; a setting other than `.automatic` makes a manager on
+    /// `.urlSession` use it. Beyond AFNetworking.
+    public var httpVersion: HTTPVersion {
+        get { creation.withLock { $0.connection.httpVersion } }
+        set { setTransportSetting(\.connection.httpVersion, to: newValue) }
+    }
+
     /// Replaces the client identity of `task`, a task of this manager not yet resumed and
     /// carried by libcurl (made while the manager had a client identity, a policy that needs
     /// enforcement, or on the `.libcurl` transport). Connections opened with one identity are

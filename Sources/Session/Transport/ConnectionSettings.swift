@@ -13,9 +13,11 @@ package struct ConnectionSettings: Sendable, Equatable {
     package var clientIdentity: ClientIdentity?
     /// Which proxies requests go through.
     package var proxy = ProxySetting.automatic
+    /// Which HTTP version requests use.
+    package var httpVersion = HTTPVersion.automatic
 
     package init() {}
 
     /// Whether only libcurl can carry requests under these settings.
-    package var needsLibcurl: Bool { unixSocketPath != nil || clientIdentity != nil || proxy != .automatic }
+    package var needsLibcurl: Bool { unixSocketPath != nil || clientIdentity != nil || proxy != .automatic || httpVersion != .automatic }
 }

@@ -33,6 +33,9 @@ enum CurlOption {
     static let protocolsString: Int32 = 10_318
     static let redirectProtocolsString: Int32 = 10_319
     static let unixSocketPath: Int32 = 10_231
+    static let httpVersion: Int32 = 84
+    static let pipeWait: Int32 = 237
+    static let forbidReuse: Int32 = 75
     static let proxy: Int32 = 10_004
     static let proxyUsername: Int32 = 10_175
     static let proxyPassword: Int32 = 10_176
@@ -55,6 +58,7 @@ enum CurlMultiOption {
     static let socketData: Int32 = 10_002
     static let timerFunction: Int32 = 20_004
     static let timerData: Int32 = 10_005
+    static let pipelining: Int32 = 3
     static let maxHostConnections: Int32 = 7
 }
 

@@ -153,6 +153,20 @@ final class CurlTransfer: @unchecked Sendable {
         setString(CurlOption.redirectProtocolsString, "http,https")
         setString(CurlOption.acceptEncoding, "")
         set(CurlOption.noSignal, 1)
+        set(CurlOption.httpVersion, transport.connection.httpVersion.curlValue)
+        switch transport.connection.httpVersion {
+        case .automatic:
+            // Wait for a connection that may multiplex rather than open another beside it.
+            set(CurlOption.pipeWait, 1)
+        case .http2PriorKnowledge where url.scheme?.lowercased() == "http":
+            // libcurl 7.88 fails every request after the first on a prior-knowledge connection,
+            // in turn or multiplexed, with CURLE_HTTP2, "Error in the HTTP2 framing layer" (`curl
+            // --http2-prior-knowledge URL URL` shows it against nginx): such a connection
+            // carries one request (and the transport does not multiplex).
+            set(CurlOption.forbidReuse, 1)
+        default:
+            break
+        }
         set(CurlOption.bufferSize, Self.receiveBufferSize)
         set(CurlOption.uploadBufferSize, 64 * 1024)
         _ = afn_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
@@ -355,6 +369,7 @@ final class CurlTransfer: @unchecked Sendable {
             state.retryAuthenticated(with: next)
         } else if let urlProtocol {
             self.response = response
+            if let task { transport.observer?.curlTask(task, receivedResponseOver: head.networkProtocolName) }
             if let limit = limits.sizeLimit(isDownload: isDownload), response.expectedContentLength > limit.bytes {
                 exceeded(limit.limit)
                 return false

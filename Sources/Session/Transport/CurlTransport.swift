@@ -75,6 +75,9 @@ package final class CurlTransport: @unchecked Sendable {
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerData, context)
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, unsafeBitCast(Self.timerCallback, to: UnsafeRawPointer.self))
         _ = afn_multi_setopt_long(multi, CurlMultiOption.maxHostConnections, settings.maximumConnectionsPerHost)
+        // libcurl 7.88 fails a stream added to a busy HTTP/2 prior-knowledge connection with
+        // CURLE_HTTP2 (see `CurlTransfer.makeHandle`): no multiplexing with prior knowledge.
+        if connection.httpVersion == .http2PriorKnowledge { _ = afn_multi_setopt_long(multi, CurlMultiOption.pipelining, 0) }
     }
 
     /// Records that this transport carries `task`, until `forget(_:)`.
