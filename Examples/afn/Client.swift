@@ -19,6 +19,13 @@ struct Client {
         if let user = invocation.user { serializer.setAuthorizationHeaderField(username: user.name, password: user.password) }
         manager.requestSerializer = serializer
         manager.unixSocketPath = invocation.unixSocket
+        manager.httpVersion = invocation.httpVersion
+        if let proxy = invocation.proxySetting {
+            manager.proxy = proxy
+        } else if let hosts = invocation.noProxy {
+            // Over the environment's proxies, as curl's --noproxy overrides NO_PROXY.
+            setenv("no_proxy", hosts, 1)
+        }
         if let bytes = invocation.maximumFileSize {
             var limits = manager.responseLimits
             limits.maximumBodySize = bytes
@@ -44,6 +51,7 @@ struct Client {
     func run() async throws -> Int32 {
         defer { manager.invalidateSession(cancelingTasks: true) }
         try manager.setSecurityPolicy(try invocation.securityPolicy())
+        manager.clientIdentity = try invocation.clientIdentity()
         switch invocation.command {
         case .get, .head, .delete:
             let parameters = Dictionary(invocation.query, uniquingKeysWith: { _, last in last })

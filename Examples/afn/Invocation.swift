@@ -31,6 +31,13 @@ struct Invocation {
     var unixSocket: String?
     var connectTimeout: TimeInterval?
     var maximumTime: TimeInterval?
+    var certificate: String?
+    var key: String?
+    var certificateType = "pem"
+    var passphrase: String?
+    var proxy: String?
+    var noProxy: String?
+    var httpVersion = HTTPVersion.automatic
 
     static let usage = """
         usage: afn get|head|delete URL [--query k=v]...
@@ -41,6 +48,10 @@ struct Invocation {
         options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --verbose  --max-filesize BYTES
                  --unix-socket PATH (connect to a Unix domain socket; or an http+unix:// URL)
                  --connect-timeout S  --max-time S (total, redirects included; S may be fractional)
+                 --cert FILE [--key FILE] [--cert-type pem|p12] [--pass P] (client certificate, mutual TLS)
+                 --proxy [http://|socks5h://][USER:PASS@]HOST[:PORT] ("" for none; default: the
+                 http_proxy, https_proxy, all_proxy environment)  --noproxy HOST,... ('*' for all)
+                 --http1.1  --http2-prior-knowledge (HTTP/2 over cleartext; by default HTTPS negotiates h2)
                  --pin-mode none|public-key|certificate  --pin FILE (repeatable, DER or PEM)
                  --ca FILE (trust anchors instead of the system's)  --allow-invalid-certificates
                  --no-domain-validation
@@ -94,6 +105,16 @@ struct Invocation {
             case "--max-filesize":
                 guard let bytes = Int64(try value(for: argument)), bytes >= 0 else { throw UsageError(description: "--max-filesize expects bytes") }
                 maximumFileSize = bytes
+            case "--cert": certificate = try value(for: argument)
+            case "--key": key = try value(for: argument)
+            case "--cert-type":
+                certificateType = try value(for: argument).lowercased()
+                guard ["pem", "p12"].contains(certificateType) else { throw UsageError(description: "--cert-type expects pem or p12") }
+            case "--pass": passphrase = try value(for: argument)
+            case "--proxy": proxy = try value(for: argument)
+            case "--noproxy": noProxy = try value(for: argument)
+            case "--http1.1": httpVersion = .http1_1
+            case "--http2-prior-knowledge": httpVersion = .http2PriorKnowledge
             case "--pin-mode":
                 let modes: [String: SSLPinningMode] = ["none": .none, "public-key": .publicKey, "certificate": .certificate]
                 let name = try value(for: argument)
@@ -119,6 +140,25 @@ struct Invocation {
         if command == .upload && file == nil { throw UsageError(description: "upload needs --file") }
         if command == .download && output == nil { throw UsageError(description: "download needs --output") }
         if let pinMode, pinMode != .none, pins.isEmpty { throw UsageError(description: "--pin-mode \(pinMode) needs --pin FILE") }
+        if certificate == nil, key != nil || passphrase != nil { throw UsageError(description: "--key and --pass need --cert FILE") }
+        if certificateType == "p12", key != nil { throw UsageError(description: "--key does not go with --cert-type p12 (the file holds the key)") }
+        if let proxy, !proxy.isEmpty, Proxy(url: proxy) == nil { throw UsageError(description: "--proxy expects http:// or socks5h:// and a host, got \(proxy)") }
+    }
+
+    /// The client identity `--cert` names, if any; throws `ClientIdentityError`.
+    func clientIdentity() throws -> ClientIdentity? {
+        guard let certificate else { return nil }
+        let file = URL(fileURLWithPath: certificate)
+        if certificateType == "p12" { return try ClientIdentity(pkcs12File: file, passphrase: passphrase ?? "") }
+        return try ClientIdentity(certificateFile: file, keyFile: key.map(URL.init(fileURLWithPath:)), passphrase: passphrase)
+    }
+
+    /// The proxy setting `--proxy` and `--noproxy` describe; `nil` leaves the environment's.
+    var proxySetting: ProxySetting? {
+        let bypass = (noProxy ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard let proxy else { return nil }
+        guard let named = Proxy(url: proxy) else { return ProxySetting.none }
+        return .proxy(named, bypass: bypass)
     }
 
     /// The security policy the options describe (`--pin` alone pins certificates); throws

@@ -19,10 +19,16 @@ final class AFNCommandTests: XCTestCase {
 
     /// `afn` is built next to the test bundle (this target depends on it).
     private func afn(_ arguments: String...) throws -> Run {
+        try afn(arguments, environment: [:])
+    }
+
+    /// `afn` with `environment` over this process's (an empty value removes a variable).
+    private func afn(_ arguments: [String], environment: [String: String]) throws -> Run {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("afn")
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.filter { !$0.value.isEmpty }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -193,5 +199,106 @@ final class AFNCommandTests: XCTestCase {
         let run = try afn("get", try FaultServer.url("/drip/100").absoluteString, "--max-time", "0.8")
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("total timeout"), run.stderr)
+    }
+
+    // MARK: Client certificates, proxies, HTTP versions
+
+    private func fixture(_ name: String) -> String { Fixtures.url(name).path }
+
+    func testCertAndKeyPresentAClientCertificate() throws {
+        let server = try TLSServer.named("mtls")
+        let probe = UUID().uuidString
+        let run = try afn("get", server.url("/get?probe=\(probe)").absoluteString, "--ca", fixture("root-ca.pem"),
+                          "--cert", fixture("client.pem"), "--key", fixture("client.key"))
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(server.receivedRequest(containing: "\(probe) HTTP/1.1\" 200 organizationName=AFNetworking Tests,commonName=afn-test-client"))
+    }
+
+    func testPKCS12CertWithPassPresentsAClientCertificate() throws {
+        let run = try afn("get", try TLSServer.named("mtls").url("/get").absoluteString, "--ca", fixture("root-ca.pem"),
+                          "--cert", fixture("client.p12"), "--cert-type", "p12", "--pass", "afn-fixture")
+        XCTAssertEqual(run.status, 0, run.stderr)
+    }
+
+    func testWithoutCertAServerRequiringOneExitsWithTwoAndSaysSo() throws {
+        let run = try afn("get", try TLSServer.named("mtls").url("/get").absoluteString, "--ca", fixture("root-ca.pem"))
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("requires a client certificate"), run.stderr)
+    }
+
+    func testAKeyOfAnotherCertificateExitsWithTwoBeforeAnyRequest() throws {
+        let server = try TLSServer.named("mtls")
+        let probe = UUID().uuidString
+        let run = try afn("get", server.url("/get?probe=\(probe)").absoluteString, "--ca", fixture("root-ca.pem"),
+                          "--cert", fixture("client.pem"), "--key", fixture("other-client.key"))
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("does not belong to the client certificate"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("PRIVATE KEY"), run.stderr)
+        XCTAssertFalse(server.receivedRequest(containing: probe, within: 0.3))
+    }
+
+    func testProxySendsTheRequestThroughTheProxy() throws {
+        let proxy = try ProxyServer.named("open")
+        let probe = UUID().uuidString
+        let run = try afn("get", try HTTPBin.url("/get?probe=\(probe)").absoluteString, "--proxy", proxy.url())
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(proxy.receivedRequest(containing: probe))
+    }
+
+    func testProxyCredentialsInTheProxyURLAreSentToTheProxy() throws {
+        let proxy = try ProxyServer.named("guarded")
+        let url = try HTTPBin.url("/get").absoluteString
+        XCTAssertEqual(try afn("get", url, "--proxy", proxy.url()).status, 2, "407 without credentials")
+        let run = try afn("get", url, "--proxy", proxy.url(username: ProxyServer.username, password: ProxyServer.password))
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertFalse(run.stderr.contains(ProxyServer.password), run.stderr)
+    }
+
+    func testNoproxyBypassesTheProxyOptionAndTheEnvironments() throws {
+        let proxy = try ProxyServer.named("open")
+        for (arguments, environment) in [(["--proxy", proxy.url()], [String: String]()), ([], ["http_proxy": proxy.url()])] {
+            let probe = UUID().uuidString
+            let run = try afn(["get", try HTTPBin.url("/get?probe=\(probe)").absoluteString, "--noproxy", "127.0.0.1"] + arguments,
+                              environment: environment)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertFalse(proxy.receivedRequest(containing: probe, within: 0.3), "\(arguments) \(environment)")
+        }
+    }
+
+    func testTheEnvironmentsProxyIsUsedAndAnEmptyProxyOptionTurnsItOff() throws {
+        let proxy = try ProxyServer.named("open")
+        let environment = ["http_proxy": proxy.url()]
+        let viaEnvironment = UUID().uuidString
+        XCTAssertEqual(try afn(["get", try HTTPBin.url("/get?probe=\(viaEnvironment)").absoluteString], environment: environment).status, 0)
+        XCTAssertTrue(proxy.receivedRequest(containing: viaEnvironment))
+        let direct = UUID().uuidString
+        XCTAssertEqual(try afn(["get", try HTTPBin.url("/get?probe=\(direct)").absoluteString, "--proxy", ""], environment: environment).status, 0)
+        XCTAssertFalse(proxy.receivedRequest(containing: direct, within: 0.3))
+    }
+
+    func testHTTPSNegotiatesHTTP2AndHTTP1_1KeepsToHTTP1() throws {
+        let server = try HTTP2Server.running()
+        for (flags, expected) in [([String](), "HTTP/2.0"), (["--http1.1"], "HTTP/1.1")] {
+            let probe = UUID().uuidString
+            let run = try afn(["get", server.tlsURL.absoluteString + "/get?probe=\(probe)", "--ca", fixture("root-ca.pem")] + flags, environment: [:])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertEqual(server.requests(containing: probe).map(\.protocol), [expected], "\(flags)")
+        }
+    }
+
+    func testHTTP2PriorKnowledgeSpeaksHTTP2OverCleartext() throws {
+        let server = try HTTP2Server.running()
+        let probe = UUID().uuidString
+        let run = try afn("get", server.cleartextURL.absoluteString + "/get?probe=\(probe)", "--http2-prior-knowledge")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(server.requests(containing: probe).map(\.protocol), ["HTTP/2.0"])
+    }
+
+    func testHelpListsTheConnectivityOptions() throws {
+        let usage = String(decoding: try afn("--help").stdout, as: UTF8.self)
+        for option in ["--cert FILE", "--key FILE", "--cert-type pem|p12", "--pass P", "--proxy", "--noproxy", "--unix-socket PATH",
+                       "--http1.1", "--http2-prior-knowledge", "--connect-timeout S", "--max-time S"] {
+            XCTAssertTrue(usage.contains(option), option)
+        }
     }
 }
