@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds every example and runs each against a local httpbin (the pinning example against a
-# local TLS server); fails if any of them fails.
+# Builds every example and runs each against a local httpbin (the pinning and mutual-TLS
+# examples against local TLS servers); fails if any of them fails.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -18,3 +18,5 @@ echo "== reachability-monitor"
 echo "== certificate-pinning"
 fixtures=Tests/SecurityTests/Fixtures
 "$bin/certificate-pinning" "$AFN_TLS_LOCALHOST_URL" "$fixtures/localhost.pem" "$fixtures/self-signed.der"
+echo "== mutual-tls"
+"$bin/mutual-tls" "$AFN_TLS_MTLS_URL" "$fixtures/root-ca.pem" "$fixtures/client.pem" "$fixtures/client.key"
