@@ -3,7 +3,23 @@
 # AFN_PROXY_OPEN_URL is an open HTTP proxy (plain requests and CONNECT to any port) and
 # AFN_PROXY_GUARDED_URL one that requires Basic credentials afn-proxy-user:proxy-secret and
 # refuses CONNECT to any port but 443 (403); AFN_PROXY_*_LOG is each one's log, which records
-# every request line it received ("Request (file descriptor N): GET http://...").
+# every request line it received ("Request (file descriptor N): GET http://..."). Beside them,
+# AFN_PROXY_SOCKS_URL is a SOCKS5 proxy (Debian's microsocks) requiring the same credentials,
+# whose connections to the servers come from 127.0.0.2: a server that sees that address as the
+# client was reached through it.
+
+# Waits for a listener on 127.0.0.1:$1; otherwise prints the files after it and fails.
+proxy_wait_for_port() {
+    local port="$1"
+    shift
+    for _ in $(seq 1 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "proxy-servers: nothing listens on port $port; output follows" >&2
+    cat "$@" >&2 || true
+    return 1
+}
 
 proxy_servers_start() {
     local name port
@@ -27,21 +43,19 @@ proxy_servers_start() {
         } >"$PROXY_SERVERS_DIR/$name.conf"
         tinyproxy -d -c "$PROXY_SERVERS_DIR/$name.conf" >"$PROXY_SERVERS_DIR/$name.out" 2>&1 &
         PROXY_SERVER_PIDS="$PROXY_SERVER_PIDS $!"
-        for _ in $(seq 1 100); do
-            (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-            sleep 0.1
-        done
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "proxy-servers: tinyproxy ($name) failed to start; its output follows" >&2
-            cat "$PROXY_SERVERS_DIR/$name.out" "$PROXY_SERVERS_DIR/$name.log" >&2 || true
-            return 1
-        fi
+        proxy_wait_for_port "$port" "$PROXY_SERVERS_DIR/$name.out" "$PROXY_SERVERS_DIR/$name.log" || return 1
         local variable
         variable="$(echo "$name" | tr 'a-z' 'A-Z')"
         export "AFN_PROXY_${variable}_URL=http://127.0.0.1:$port"
         export "AFN_PROXY_${variable}_LOG=$PROXY_SERVERS_DIR/$name.log"
         echo "proxy-servers: $name proxy at http://127.0.0.1:$port"
     done
+    port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    microsocks -i 127.0.0.1 -p "$port" -b 127.0.0.2 -u afn-proxy-user -P proxy-secret >"$PROXY_SERVERS_DIR/socks.out" 2>&1 &
+    PROXY_SERVER_PIDS="$PROXY_SERVER_PIDS $!"
+    proxy_wait_for_port "$port" "$PROXY_SERVERS_DIR/socks.out" || return 1
+    export AFN_PROXY_SOCKS_URL="socks5h://127.0.0.1:$port"
+    echo "proxy-servers: SOCKS5 proxy at $AFN_PROXY_SOCKS_URL"
 }
 
 proxy_servers_stop() {

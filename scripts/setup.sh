@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-time set-up on a fresh machine: the Python virtualenv with the local test servers, and
-# Debian's tinyproxy (the proxy tests) and nginx-light (HTTP/2 tests, benchmarks). Safe to run
-# again; it only installs what is missing.
+# Debian's tinyproxy and microsocks (the proxy tests) and nginx-light (HTTP/2 tests,
+# benchmarks). Safe to run again; it only installs what is missing.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"
@@ -13,6 +13,7 @@ fi
 
 missing=""
 command -v tinyproxy >/dev/null 2>&1 || missing="$missing tinyproxy"
+command -v microsocks >/dev/null 2>&1 || missing="$missing microsocks"
 command -v nginx >/dev/null 2>&1 || missing="$missing nginx-light"
 if [ -n "$missing" ]; then
     apt-get update -qq

@@ -19,6 +19,12 @@ public struct ProxyServer: Sendable {
         return ProxyServer(host: base.host ?? "127.0.0.1", port: base.port ?? 0, log: URL(fileURLWithPath: log))
     }
 
+    /// The SOCKS5 proxy (microsocks): the same credentials; servers see its connections come
+    /// from 127.0.0.2.
+    public static func socksURL(file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        try testServerValue("AFN_PROXY_SOCKS_URL", file: file, line: line)
+    }
+
     /// The proxy's URL for environment variables, with credentials when given.
     public func url(username: String? = nil, password: String? = nil) -> String {
         let credentials = username.map { "\($0):\(password ?? "")@" } ?? ""

@@ -48,6 +48,7 @@ public struct CurlError: Error, Sendable, Hashable, CustomStringConvertible {
         case 63: return .dataLengthExceedsMaximum // CURLE_FILESIZE_EXCEEDED
         case 77: return .secureConnectionFailed // CURLE_SSL_CACERT_BADFILE
         case 95: return .cannotParseResponse // CURLE_HTTP3
+        case 97: return .cannotConnectToHost // CURLE_PROXY: the proxy's handshake failed
         default: return .unknown
         }
     }

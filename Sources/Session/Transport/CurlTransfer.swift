@@ -268,7 +268,7 @@ final class CurlTransfer: @unchecked Sendable {
         if curlCode != CurlCode.ok, proxyFailure == nil, let hopProxy, let easy {
             var connectStatus = 0
             _ = afn_easy_getinfo_long(easy, CurlInfo.connectCode, &connectStatus)
-            proxyFailure = ProxyError.classify(curlCode: curlCode, connectStatus: connectStatus, proxy: hopProxy)
+            proxyFailure = ProxyError.classify(curlCode: curlCode, message: String(cString: errorBuffer), connectStatus: connectStatus, proxy: hopProxy)
         }
         releaseHandle()
         switch state.hopFinished(curlCode: curlCode) {

@@ -12,12 +12,17 @@ public enum ProxyError: Error, Sendable, Equatable {
     /// The proxy refused to open a tunnel to the origin, with `status` (e.g. 403, or 502 when it
     /// could not reach the origin) (`URLError.cannotConnectToHost`).
     case tunnelRefused(proxy: String, status: Int)
+    /// The proxy's own handshake failed, such as a SOCKS5 proxy refusing the credentials;
+    /// `reason` is libcurl's message (`URLError.cannotConnectToHost`).
+    case handshakeFailed(proxy: String, reason: String)
 
-    /// The proxy's failure, if the transfer through `proxy` failed with libcurl's `curlCode`
-    /// after a `CONNECT` answered with `connectStatus` (0 when none was sent or answered).
-    static func classify(curlCode: Int32, connectStatus: Int, proxy: Proxy) -> ProxyError? {
+    /// The proxy's failure, if the transfer through `proxy` failed with libcurl's `curlCode` and
+    /// `message` after a `CONNECT` answered with `connectStatus` (0 when none was sent or
+    /// answered).
+    static func classify(curlCode: Int32, message: String, connectStatus: Int, proxy: Proxy) -> ProxyError? {
         if connectStatus == 407 { return .authenticationRequired(proxy: proxy.address) }
         if connectStatus >= 300 { return .tunnelRefused(proxy: proxy.address, status: connectStatus) }
+        if curlCode == 97 { return .handshakeFailed(proxy: proxy.address, reason: message) } // CURLE_PROXY
         // CURLE_COULDNT_RESOLVE_PROXY, and CURLE_COULDNT_CONNECT: with a proxy, the only
         // connection libcurl opens is to the proxy.
         if curlCode == 5 || curlCode == 7 { return .unreachable(proxy: proxy.address) }
@@ -29,7 +34,7 @@ public enum ProxyError: Error, Sendable, Equatable {
         switch self {
         case .unreachable: return .cannotConnectToHost
         case .authenticationRequired: return .userAuthenticationRequired
-        case .tunnelRefused: return .cannotConnectToHost
+        case .tunnelRefused, .handshakeFailed: return .cannotConnectToHost
         }
     }
 }
@@ -41,6 +46,7 @@ extension ProxyError: LocalizedError {
         case .unreachable(let proxy): return "The proxy \(proxy) cannot be reached."
         case .authenticationRequired(let proxy): return "The proxy \(proxy) requires authentication (407)."
         case .tunnelRefused(let proxy, let status): return "The proxy \(proxy) refused the tunnel to the server (\(status))."
+        case .handshakeFailed(let proxy, let reason): return "The proxy \(proxy) refused the connection: \(reason)."
         }
     }
 }

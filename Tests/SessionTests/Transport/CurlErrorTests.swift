@@ -15,7 +15,7 @@ final class CurlErrorTests: XCTestCase {
             28: .timedOut, 35: .secureConnectionFailed, 42: .cancelled, 47: .httpTooManyRedirects, 52: .networkConnectionLost,
             55: .networkConnectionLost, 56: .networkConnectionLost, 58: .clientCertificateRejected,
             60: .serverCertificateUntrusted, 61: .cannotDecodeContentData, 63: .dataLengthExceedsMaximum,
-            77: .secureConnectionFailed, 92: .networkConnectionLost, 95: .cannotParseResponse,
+            77: .secureConnectionFailed, 92: .networkConnectionLost, 95: .cannotParseResponse, 97: .cannotConnectToHost,
         ]
         for (code, urlErrorCode) in expected {
             XCTAssertEqual(CurlError(code: code, message: "").urlErrorCode, urlErrorCode, "CURLcode \(code)")

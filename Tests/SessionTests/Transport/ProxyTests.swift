@@ -131,6 +131,29 @@ final class ProxyTests: XCTestCase {
         XCTAssertEqual(proxyError(result, code: .cannotConnectToHost), .unreachable(proxy: "127.0.0.1:\(port)"))
     }
 
+    func testSOCKS5ProxyCarriesTheRequestWithItsCredentials() async throws {
+        var proxy = try XCTUnwrap(Proxy(url: try ProxyServer.socksURL()))
+        XCTAssertEqual(proxy.kind, .socks5)
+        proxy.username = ProxyServer.username
+        proxy.password = ProxyServer.password
+        let url = try HTTPBin.url("/get")
+        let direct = try await manager().data(for: URLRequest(url: url))
+        let viaSOCKS = try await manager(.proxy(proxy)).data(for: URLRequest(url: url))
+        // httpbin names the address the connection came from: microsocks connects from 127.0.0.2.
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: direct.value) as? [String: Any])?["origin"] as? String, "127.0.0.1")
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: viaSOCKS.value) as? [String: Any])?["origin"] as? String, "127.0.0.2")
+    }
+
+    func testSOCKS5ProxyRefusingTheCredentialsFailsWithAProxyError() async throws {
+        let proxy = try XCTUnwrap(Proxy(url: try ProxyServer.socksURL()))
+        let result = await get(try HTTPBin.url("/get"), with: try manager(.proxy(proxy)))
+        guard case .handshakeFailed(let address, let reason)? = proxyError(result, code: .cannotConnectToHost) else {
+            return XCTFail("expected a refused handshake, got \(result)")
+        }
+        XCTAssertEqual(address, proxy.address)
+        XCTAssertTrue(reason.contains("authentication"), reason)
+    }
+
     // MARK: The environment and the configuration
 
     func testHTTPProxyFromTheEnvironmentIsUsedByDefault() async throws {
