@@ -11,6 +11,12 @@ GET /stall/<ms>      the head and the first of 2 body bytes, then nothing for ms
 GET /drip/<n>        n body bytes (declared), one every 100 ms.
 GET /short-body/<n>  declares n body bytes, sends half, closes the connection.
 GET /reset-body/<n>  declares n body bytes, sends half, resets the connection (RST).
+GET /reset-early/0   resets the connection before any byte of a response.
+GET /reset-headers/0 half a status line and header, then resets the connection.
+GET /bad-status/0    a status line whose code is not a number.
+GET /slowloris/<n>   a response with n body bytes (declared), every byte of it, head included,
+                     one per second.
+GET /continue-close/0  "100 Continue", then closes the connection without a final response.
 GET /bad-chunked/0   a chunked body whose chunk size is not hexadecimal.
 GET /not-http/0      bytes that are not an HTTP response, then a close.
 GET /redirect-file/0 a 302 to file:///etc/passwd.
@@ -70,10 +76,12 @@ class Handler(BaseHTTPRequestHandler):
                 self._stall(total / 1000)
             elif kind == "drip":
                 self._drip(total)
+            elif kind == "slowloris":
+                self._slowloris(total)
             elif kind in RAW:
                 self.wfile.write(RAW[kind](total))
                 self.wfile.flush()
-                if kind == "reset-body":
+                if kind in RESETS:
                     self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 self.close_connection = True
             elif kind == "blackhole-port":
@@ -135,6 +143,12 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(0.1)
 
+    def _slowloris(self, total):
+        for byte in b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % total + b"l" * total:
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+            time.sleep(1)
+
     def _invalid_json(self):
         body = b'{"truncated": [1, 2'
         self.send_response(200)
@@ -169,7 +183,13 @@ RAW = {
     "continue-storm": lambda n: b"HTTP/1.1 100 Continue\r\n\r\n" * n + b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
     "redirect-loop": lambda _: b"HTTP/1.1 302 Found\r\nLocation: /redirect-loop/0\r\nContent-Length: 0\r\n\r\n",
     "no-colon": lambda _: b"HTTP/1.1 200 OK\r\nThis line has no colon\r\nContent-Length: 2\r\n\r\nok",
+    "reset-early": lambda _: b"",
+    "reset-headers": lambda _: b"HTTP/1.1 200 OK\r\nContent-Le",
+    "bad-status": lambda _: b"HTTP/1.1 OK 200\r\nContent-Length: 2\r\n\r\nok",
+    "continue-close": lambda _: b"HTTP/1.1 100 Continue\r\n\r\n",
 }
+# The RAW kinds that end with a reset (RST) rather than a close.
+RESETS = {"reset-body", "reset-early", "reset-headers"}
 
 
 def full_listener():

@@ -27,7 +27,16 @@ enum ChainVerifier {
         switch status {
         case 0: return .success(sink.certificates)
         case -1: return .failure(.invalidChain(reason: "a certificate could not be decoded"))
-        default: return .failure(.invalidChain(reason: String(cString: afn_verify_error_string(status))))
+        default:
+            let reason = String(cString: afn_verify_error_string(status))
+            switch status {
+            // X509_V_ERR_CERT_NOT_YET_VALID, _CERT_HAS_EXPIRED
+            case 9, 10: return .failure(.certificateDateInvalid(reason: reason))
+            // X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, _DEPTH_ZERO_SELF_SIGNED_CERT,
+            // _SELF_SIGNED_CERT_IN_CHAIN, _UNABLE_TO_GET_ISSUER_CERT_LOCALLY
+            case 2, 18, 19, 20: return .failure(.unknownRoot(reason: reason))
+            default: return .failure(.invalidChain(reason: reason))
+            }
         }
     }
 

@@ -33,6 +33,12 @@ public enum TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case domainValidationNeedsPinning
     /// The chain does not verify against the trust anchors; `reason` is OpenSSL's text.
     case invalidChain(reason: String)
+    /// The chain verifies but for a certificate's dates: expired or not yet valid; `reason`
+    /// is OpenSSL's text.
+    case certificateDateInvalid(reason: String)
+    /// The chain leads to no trust anchor (a self-signed certificate, an unknown issuer);
+    /// `reason` is OpenSSL's text.
+    case unknownRoot(reason: String)
     /// The leaf certificate does not name `domain`.
     case domainMismatch(domain: String)
     /// No certificate of the verified chain is pinned.
@@ -47,7 +53,8 @@ public enum TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .noCertificates: return "the server presented no certificate"
         case .domainValidationNeedsPinning: return "validating the domain of invalid certificates requires pinned certificates"
-        case .invalidChain(let reason): return "the certificate chain is not valid: \(reason)"
+        case .invalidChain(let reason), .certificateDateInvalid(let reason), .unknownRoot(let reason):
+            return "the certificate chain is not valid: \(reason)"
         case .domainMismatch(let domain): return "the certificate does not name \(domain)"
         case .noPinnedCertificate: return "no certificate of the chain is pinned"
         case .noPinnedPublicKey: return "no public key of the chain is pinned"

@@ -285,6 +285,12 @@ final class CurlTransfer: @unchecked Sendable {
             guard let urlProtocol else { return }
             urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error(for: curlCode))
             self.urlProtocol = nil
+        case .failWithoutResponse:
+            guard let urlProtocol else { return }
+            var userInfo = failingURLInfo(request.url)
+            userInfo[NSLocalizedDescriptionKey] = "The connection closed before the end of the response's head"
+            urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: URLError(.networkConnectionLost, userInfo: userInfo))
+            self.urlProtocol = nil
         case .nothing:
             break
         }
@@ -326,7 +332,7 @@ final class CurlTransfer: @unchecked Sendable {
             userInfo[NSLocalizedDescriptionKey] = "The certificate of \(request.url?.host ?? "the server") was rejected: \(failure)"
             userInfo[TrustEvaluation.errorUserInfoKey] = evaluation
             userInfo[NSUnderlyingErrorKey] = failure
-            return URLError(.serverCertificateUntrusted, userInfo: userInfo)
+            return URLError(failure.urlErrorCode(pinning: transport.policy.pinningMode != .none), userInfo: userInfo)
         }
         if let proxyFailure {
             userInfo[NSLocalizedDescriptionKey] = proxyFailure.errorDescription
@@ -374,6 +380,7 @@ final class CurlTransfer: @unchecked Sendable {
                 exceeded(limit.limit)
                 return false
             }
+            state.deliveredResponse()
             urlProtocol.client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
         }
         return true

@@ -20,6 +20,9 @@ struct CurlTransferState<Request> {
         case startNextHop(Request)
         case finishLoading
         case fail(curlCode: Int32)
+        /// libcurl reported success, but no final response reached the client: the
+        /// connection ended inside a response's head (libcurl takes that for a response).
+        case failWithoutResponse
         /// The task already ended.
         case nothing
     }
@@ -27,6 +30,8 @@ struct CurlTransferState<Request> {
     private(set) var phase = Phase.idle
     /// Whether the one Basic retry was made.
     private(set) var authenticationAttempted = false
+    /// Whether the client received the final response.
+    private(set) var responseDelivered = false
 
     /// A handle for the current request started.
     mutating func handleStarted() {
@@ -52,6 +57,11 @@ struct CurlTransferState<Request> {
         phase = .awaitingNextHop(next: next)
     }
 
+    /// The client received the final response.
+    mutating func deliveredResponse() {
+        responseDelivered = true
+    }
+
     /// The running hop finished with libcurl's `curlCode` (0 is success).
     mutating func hopFinished(curlCode: Int32) -> Completion {
         switch phase {
@@ -62,7 +72,8 @@ struct CurlTransferState<Request> {
             return .startNextHop(next)
         default:
             phase = .ended
-            return curlCode == 0 ? .finishLoading : .fail(curlCode: curlCode)
+            if curlCode != 0 { return .fail(curlCode: curlCode) }
+            return responseDelivered ? .finishLoading : .failWithoutResponse
         }
     }
 

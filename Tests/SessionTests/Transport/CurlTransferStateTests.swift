@@ -15,7 +15,15 @@ final class CurlTransferStateTests: XCTestCase {
         XCTAssertFalse(state.deliversToClient)
         state.handleStarted()
         XCTAssertTrue(state.deliversToClient)
+        state.deliveredResponse()
         guard case .finishLoading = state.hopFinished(curlCode: 0) else { return XCTFail("expected finishLoading") }
+        XCTAssertFalse(state.deliversToClient)
+    }
+
+    func testAHopThatSucceedsWithoutAResponseFails() {
+        var state = State()
+        state.handleStarted()
+        guard case .failWithoutResponse = state.hopFinished(curlCode: 0) else { return XCTFail("expected failWithoutResponse") }
         XCTAssertFalse(state.deliversToClient)
     }
 

@@ -1,4 +1,5 @@
 import AFLocking
+import AFSecurity
 import AFSerialization
 import AFSession
 import Foundation
@@ -21,18 +22,22 @@ final class FaultMatrixTests: XCTestCase {
         try fetch(url: try FaultServer.url(path))
     }
 
-    private func fetch(url: URL) throws -> Outcome {
+    /// Fetches `url` with a 5 s idle timeout, and `policy` and `totalTimeout` if given.
+    private func fetch(url: URL, policy: SecurityPolicy? = nil, totalTimeout: TimeInterval? = nil) throws -> Outcome {
         let manager = URLSessionManager(transport: .libcurl)
         manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
+        if let policy { try manager.setSecurityPolicy(policy) }
         defer { manager.invalidateSession(cancelingTasks: true) }
         let done = expectation(description: "completion")
         let results = Locked<[(error: (any Error)?, object: (any Sendable)?)]>([])
         var request = URLRequest(url: url)
         request.timeoutInterval = 5
-        manager.resume(try manager.dataTask(with: request) { _, object, error in
+        let task = try manager.dataTask(with: request) { _, object, error in
             results.withLock { $0.append((error, object)) }
             done.fulfill()
-        })
+        }
+        if let totalTimeout { manager.setTotalTimeout(totalTimeout, for: task) }
+        manager.resume(task)
         wait(for: [done], timeout: 10)
         usleep(100_000)
         let all = results.withLock { $0 }
@@ -102,5 +107,56 @@ final class FaultMatrixTests: XCTestCase {
         let outcome = try fetch(url: try XCTUnwrap(components.url))
         XCTAssertEqual(outcome.calls, 1)
         XCTAssertEqual(outcome.error?.code, .secureConnectionFailed, "\(String(describing: outcome.error))")
+    }
+
+    func testAnUnresolvableHostIsCannotFindHost() throws {
+        let outcome = try fetch(url: URL(string: "http://afn-fault-matrix.invalid/")!)
+        XCTAssertEqual(outcome.calls, 1)
+        XCTAssertEqual(outcome.error?.code, .cannotFindHost, "\(String(describing: outcome.error))")
+    }
+
+    func testAResetBeforeTheResponseIsConnectionLost() throws {
+        try assertFails("/reset-early/0", with: .networkConnectionLost)
+    }
+
+    func testAResetMidHeadersIsConnectionLost() throws {
+        try assertFails("/reset-headers/0", with: .networkConnectionLost)
+    }
+
+    func testAnInvalidStatusLineIsABadServerResponse() throws {
+        try assertFails("/bad-status/0", with: .badServerResponse)
+    }
+
+    func testAServerClosingAfter100ContinueIsConnectionLost() throws {
+        try assertFails("/continue-close/0", with: .networkConnectionLost)
+    }
+
+    func testASlowlorisServerEndsAtTheTotalTimeout() throws {
+        let start = Date()
+        let outcome = try fetch(url: try FaultServer.url("/slowloris/10"), totalTimeout: 1.5)
+        let elapsed = Date().timeIntervalSince(start)
+        XCTAssertEqual(outcome.calls, 1)
+        XCTAssertEqual(outcome.error?.code, .timedOut, "\(String(describing: outcome.error))")
+        XCTAssertEqual(outcome.error?.userInfo[TimeoutKind.errorUserInfoKey] as? String, TimeoutKind.total.rawValue)
+        XCTAssertLessThan(elapsed, 1.5 + 0.1 + 0.15, "fired within 100 ms of 1.5 s (plus the test's own wait)")
+    }
+
+    // TLS, against the local TLS servers, with the fixture root as the only anchor.
+
+    private func fetchTLS(_ server: String) throws -> Outcome {
+        let policy = SecurityPolicy(pinningMode: .none, anchorCertificates: [try Fixtures.certificate("root-ca")])
+        return try fetch(url: try TLSServer.named(server).url("/get"), policy: policy)
+    }
+
+    func testAnExpiredCertificateIsABadDate() throws {
+        XCTAssertEqual(try fetchTLS("expired").error?.code, .serverCertificateHasBadDate)
+    }
+
+    func testACertificateForAnotherHostIsUntrusted() throws {
+        XCTAssertEqual(try fetchTLS("wrong-host").error?.code, .serverCertificateUntrusted)
+    }
+
+    func testASelfSignedCertificateHasAnUnknownRoot() throws {
+        XCTAssertEqual(try fetchTLS("self-signed").error?.code, .serverCertificateHasUnknownRoot)
     }
 }

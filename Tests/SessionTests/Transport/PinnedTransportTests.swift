@@ -9,7 +9,8 @@ import TestSupport
 import XCTest
 
 /// A manager's security policy enforced in the TLS handshake, against the local TLS servers:
-/// the right pin gives the response, a wrong one `serverCertificateUntrusted` (-1202) and the
+/// the right pin gives the response, a wrong one `serverCertificateUntrusted` (-1202; without
+/// pins an expired chain is -1201, one to an unknown root -1203) and the
 /// server never sees the request.
 final class PinnedTransportTests: XCTestCase {
     private func manager(_ policy: SecurityPolicy) throws -> URLSessionManager {
@@ -47,7 +48,8 @@ final class PinnedTransportTests: XCTestCase {
 
     @discardableResult
     private func assertRejected(
-        _ policy: SecurityPolicy, server name: String, file: StaticString = #filePath, line: UInt = #line
+        _ policy: SecurityPolicy, server name: String, code: URLError.Code = .serverCertificateUntrusted,
+        file: StaticString = #filePath, line: UInt = #line
     ) async throws -> TrustFailure? {
         let server = try TLSServer.named(name)
         let (marker, result) = await probe(server, with: try manager(policy))
@@ -55,8 +57,7 @@ final class PinnedTransportTests: XCTestCase {
             XCTFail("expected a URLError, got \(result)", file: file, line: line)
             return nil
         }
-        XCTAssertEqual(urlError.code, .serverCertificateUntrusted, file: file, line: line)
-        XCTAssertEqual(urlError.code.rawValue, -1202, file: file, line: line)
+        XCTAssertEqual(urlError.code, code, file: file, line: line)
         XCTAssertEqual(urlError.failingURL?.absoluteString, server.url("/get?probe=\(marker)").absoluteString, file: file, line: line)
         let evaluation = urlError.userInfo[TrustEvaluation.errorUserInfoKey] as? TrustEvaluation
         XCTAssertNotNil(evaluation?.failure, file: file, line: line)
@@ -72,7 +73,7 @@ final class PinnedTransportTests: XCTestCase {
 
     func testWrongPinnedCertificateIsRejectedBeforeTheRequestIsSent() async throws {
         let failure = try await assertRejected(try pinned(.certificate, "wrong-host"), server: "localhost")
-        XCTAssertEqual(failure, .invalidChain(reason: "unable to get local issuer certificate"))
+        XCTAssertEqual(failure, .unknownRoot(reason: "unable to get local issuer certificate"))
     }
 
     func testPinnedIntermediateCertificateGivesTheResponse() async throws {
@@ -123,12 +124,13 @@ final class PinnedTransportTests: XCTestCase {
     }
 
     func testUnrelatedAnchorIsRejected() async throws {
-        try await assertRejected(try pinned(.none, anchors: ["self-signed"]), server: "localhost")
+        let failure = try await assertRejected(try pinned(.none, anchors: ["self-signed"]), server: "localhost", code: .serverCertificateHasUnknownRoot)
+        XCTAssertEqual(failure, .unknownRoot(reason: "unable to get local issuer certificate"))
     }
 
     func testExpiredCertificateIsRejected() async throws {
-        let failure = try await assertRejected(try pinned(.none), server: "expired")
-        XCTAssertEqual(failure, .invalidChain(reason: "certificate has expired"))
+        let failure = try await assertRejected(try pinned(.none), server: "expired", code: .serverCertificateHasBadDate)
+        XCTAssertEqual(failure, .certificateDateInvalid(reason: "certificate has expired"))
     }
 
     func testExpiredPinnedCertificateIsAcceptedWhenInvalidCertificatesAreAllowed() async throws {
