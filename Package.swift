@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -34,3 +35,17 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["AFSession", "AFSecurity", "AFSerialization", "AFLocking", "TestSupport", "transport-exit-probe"], path: "Tests/SessionTests/Transport"),
     ]
 )
+
+// libFuzzer targets, one per parser of untrusted bytes, built only for fuzzing
+// (`scripts/fuzz.sh`: AFN_FUZZ=1 and --sanitize=fuzzer, which supplies their `main`).
+if ProcessInfo.processInfo.environment["AFN_FUZZ"] != nil {
+    let fuzzers: [(name: String, folder: String, dependencies: [Target.Dependency])] = [
+        ("fuzz-certificate", "Certificate", ["AFSecurity"]),
+        ("fuzz-response-head", "ResponseHead", ["AFSession"]),
+        ("fuzz-netlink", "Netlink", ["AFReachability"]),
+        ("fuzz-resume-data", "ResumeData", ["AFSession"]),
+        ("fuzz-request-encoders", "RequestEncoders", ["AFSerialization"]),
+        ("fuzz-response-serializers", "ResponseSerializers", ["AFSerialization"]),
+    ]
+    package.targets += fuzzers.map { .executableTarget(name: $0.name, dependencies: $0.dependencies, path: "Tests/Fuzz/\($0.folder)") }
+}
