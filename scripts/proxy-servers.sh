@@ -6,7 +6,8 @@
 # every request line it received ("Request (file descriptor N): GET http://..."). Beside them,
 # AFN_PROXY_SOCKS_URL is a SOCKS5 proxy (Debian's microsocks) requiring the same credentials,
 # whose connections to the servers come from 127.0.0.2: a server that sees that address as the
-# client was reached through it.
+# client was reached through it; and AFN_PROXY_TLS_URL, the open proxy reached over TLS (Debian's
+# stunnel in front of it, with the fixture localhost certificate): an HTTPS proxy.
 
 # Waits for a listener on 127.0.0.1:$1; otherwise prints the files after it and fails.
 proxy_wait_for_port() {
@@ -56,6 +57,23 @@ proxy_servers_start() {
     proxy_wait_for_port "$port" "$PROXY_SERVERS_DIR/socks.out" || return 1
     export AFN_PROXY_SOCKS_URL="socks5h://127.0.0.1:$port"
     echo "proxy-servers: SOCKS5 proxy at $AFN_PROXY_SOCKS_URL"
+    local fixtures
+    fixtures="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/Tests/SecurityTests/Fixtures"
+    port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    cat >"$PROXY_SERVERS_DIR/stunnel.conf" <<CONF
+foreground = yes
+pid =
+[proxy]
+accept = 127.0.0.1:$port
+connect = ${AFN_PROXY_OPEN_URL#http://}
+cert = $fixtures/localhost.pem
+key = $fixtures/localhost.key
+CONF
+    stunnel "$PROXY_SERVERS_DIR/stunnel.conf" >"$PROXY_SERVERS_DIR/stunnel.out" 2>&1 &
+    PROXY_SERVER_PIDS="$PROXY_SERVER_PIDS $!"
+    proxy_wait_for_port "$port" "$PROXY_SERVERS_DIR/stunnel.out" || return 1
+    export AFN_PROXY_TLS_URL="https://localhost:$port"
+    echo "proxy-servers: HTTPS proxy at $AFN_PROXY_TLS_URL"
 }
 
 proxy_servers_stop() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-time set-up on a fresh machine: the Python virtualenv with the local test servers, and
-# Debian's tinyproxy and microsocks (the proxy tests) and nginx-light (HTTP/2 tests,
+# Debian's tinyproxy, microsocks and stunnel4 (the proxy tests) and nginx-light (HTTP/2 tests,
 # benchmarks). Safe to run again; it only installs what is missing.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +14,7 @@ fi
 missing=""
 command -v tinyproxy >/dev/null 2>&1 || missing="$missing tinyproxy"
 command -v microsocks >/dev/null 2>&1 || missing="$missing microsocks"
+command -v stunnel >/dev/null 2>&1 || missing="$missing stunnel4"
 command -v nginx >/dev/null 2>&1 || missing="$missing nginx-light"
 if [ -n "$missing" ]; then
     apt-get update -qq

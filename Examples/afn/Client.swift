@@ -20,9 +20,7 @@ struct Client {
         manager.requestSerializer = serializer
         manager.unixSocketPath = invocation.unixSocket
         manager.httpVersion = invocation.httpVersion
-        if let proxy = invocation.proxySetting {
-            manager.proxy = proxy
-        } else if let hosts = invocation.noProxy {
+        if invocation.proxy == nil, let hosts = invocation.noProxy {
             // Over the environment's proxies, as curl's --noproxy overrides NO_PROXY.
             setenv("no_proxy", hosts, 1)
         }
@@ -52,6 +50,7 @@ struct Client {
         defer { manager.invalidateSession(cancelingTasks: true) }
         try manager.setSecurityPolicy(try invocation.securityPolicy())
         manager.clientIdentity = try invocation.clientIdentity()
+        if let proxy = try invocation.proxySetting() { manager.proxy = proxy }
         switch invocation.command {
         case .get, .head, .delete:
             let parameters = Dictionary(invocation.query, uniquingKeysWith: { _, last in last })

@@ -37,6 +37,7 @@ struct Invocation {
     var passphrase: String?
     var proxy: String?
     var noProxy: String?
+    var proxyAnchors: [String] = []
     var httpVersion = HTTPVersion.automatic
 
     static let usage = """
@@ -49,8 +50,9 @@ struct Invocation {
                  --unix-socket PATH (connect to a Unix domain socket; or an http+unix:// URL)
                  --connect-timeout S  --max-time S (total, redirects included; S may be fractional)
                  --cert FILE [--key FILE] [--cert-type pem|p12] [--pass P] (client certificate, mutual TLS)
-                 --proxy [http://|socks5h://][USER:PASS@]HOST[:PORT] ("" for none; default: the
+                 --proxy [http://|https://|socks5h://][USER:PASS@]HOST[:PORT] ("" for none; default: the
                  http_proxy, https_proxy, all_proxy environment)  --noproxy HOST,... ('*' for all)
+                 --proxy-cacert FILE (trust anchors for an https:// proxy instead of the system's)
                  --http1.1  --http2-prior-knowledge (HTTP/2 over cleartext; by default HTTPS negotiates h2)
                  --pin-mode none|public-key|certificate  --pin FILE (repeatable, DER or PEM)
                  --ca FILE (trust anchors instead of the system's)  --allow-invalid-certificates
@@ -113,6 +115,7 @@ struct Invocation {
             case "--pass": passphrase = try value(for: argument)
             case "--proxy": proxy = try value(for: argument)
             case "--noproxy": noProxy = try value(for: argument)
+            case "--proxy-cacert": proxyAnchors.append(try value(for: argument))
             case "--http1.1": httpVersion = .http1_1
             case "--http2-prior-knowledge": httpVersion = .http2PriorKnowledge
             case "--pin-mode":
@@ -142,7 +145,7 @@ struct Invocation {
         if let pinMode, pinMode != .none, pins.isEmpty { throw UsageError(description: "--pin-mode \(pinMode) needs --pin FILE") }
         if certificate == nil, key != nil || passphrase != nil { throw UsageError(description: "--key and --pass need --cert FILE") }
         if certificateType == "p12", key != nil { throw UsageError(description: "--key does not go with --cert-type p12 (the file holds the key)") }
-        if let proxy, !proxy.isEmpty, Proxy(url: proxy) == nil { throw UsageError(description: "--proxy expects http:// or socks5h:// and a host, got \(proxy)") }
+        if let proxy, !proxy.isEmpty, Proxy(url: proxy) == nil { throw UsageError(description: "--proxy expects http://, https:// or socks5h:// and a host, got \(proxy)") }
     }
 
     /// The client identity `--cert` names, if any; throws `ClientIdentityError`.
@@ -153,11 +156,13 @@ struct Invocation {
         return try ClientIdentity(certificateFile: file, keyFile: key.map(URL.init(fileURLWithPath:)), passphrase: passphrase)
     }
 
-    /// The proxy setting `--proxy` and `--noproxy` describe; `nil` leaves the environment's.
-    var proxySetting: ProxySetting? {
+    /// The proxy setting `--proxy`, `--noproxy` and `--proxy-cacert` describe; `nil` leaves the
+    /// environment's. Throws `CertificateError` for an anchor file that holds no certificate.
+    func proxySetting() throws -> ProxySetting? {
         let bypass = (noProxy ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard let proxy else { return nil }
-        guard let named = Proxy(url: proxy) else { return ProxySetting.none }
+        guard var named = Proxy(url: proxy) else { return ProxySetting.none }
+        named.anchorCertificates = try SecurityPolicy.certificates(at: proxyAnchors.map(URL.init(fileURLWithPath:)))
         return .proxy(named, bypass: bypass)
     }
 

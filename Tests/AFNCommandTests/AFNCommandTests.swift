@@ -245,6 +245,18 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertTrue(proxy.receivedRequest(containing: probe))
     }
 
+    func testAnHTTPSProxyIsReachedOverTLSWithItsOwnAnchors() throws {
+        let proxy = try ProxyServer.named("open")
+        let probe = UUID().uuidString
+        let run = try afn("get", try HTTPBin.url("/get?probe=\(probe)").absoluteString, "--proxy", try ProxyServer.tlsURL(),
+                          "--proxy-cacert", fixture("root-ca.pem"))
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(proxy.receivedRequest(containing: probe))
+        let untrusted = try afn("get", try HTTPBin.url("/get").absoluteString, "--proxy", try ProxyServer.tlsURL())
+        XCTAssertEqual(untrusted.status, 2, untrusted.stderr)
+        XCTAssertTrue(untrusted.stderr.contains("The proxy localhost:"), untrusted.stderr)
+    }
+
     func testProxyCredentialsInTheProxyURLAreSentToTheProxy() throws {
         let proxy = try ProxyServer.named("guarded")
         let url = try HTTPBin.url("/get").absoluteString
@@ -296,7 +308,7 @@ final class AFNCommandTests: XCTestCase {
 
     func testHelpListsTheConnectivityOptions() throws {
         let usage = String(decoding: try afn("--help").stdout, as: UTF8.self)
-        for option in ["--cert FILE", "--key FILE", "--cert-type pem|p12", "--pass P", "--proxy", "--noproxy", "--unix-socket PATH",
+        for option in ["--cert FILE", "--key FILE", "--cert-type pem|p12", "--pass P", "--proxy", "--noproxy", "--proxy-cacert FILE", "--unix-socket PATH",
                        "--http1.1", "--http2-prior-knowledge", "--connect-timeout S", "--max-time S"] {
             XCTAssertTrue(usage.contains(option), option)
         }

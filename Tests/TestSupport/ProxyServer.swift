@@ -25,6 +25,11 @@ public struct ProxyServer: Sendable {
         try testServerValue("AFN_PROXY_SOCKS_URL", file: file, line: line)
     }
 
+    /// The open proxy reached over TLS (stunnel with the fixture localhost certificate).
+    public static func tlsURL(file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        try testServerValue("AFN_PROXY_TLS_URL", file: file, line: line)
+    }
+
     /// The proxy's URL for environment variables, with credentials when given.
     public func url(username: String? = nil, password: String? = nil) -> String {
         let credentials = username.map { "\($0):\(password ?? "")@" } ?? ""

@@ -40,6 +40,7 @@ enum CurlOption {
     static let proxyUsername: Int32 = 10_175
     static let proxyPassword: Int32 = 10_176
     static let suppressConnectHeaders: Int32 = 265
+    static let proxyCAInfoBlob: Int32 = 40_310
     static let sslCertificateBlob: Int32 = 40_291
     static let sslKeyBlob: Int32 = 40_292
 }

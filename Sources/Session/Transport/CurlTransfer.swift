@@ -43,6 +43,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// The proxy the current hop goes through, and what failed there, if anything.
     private var hopProxy: Proxy?
     private var proxyFailure: ProxyError?
+    /// TLS handshakes the current hop began: through an `.https` proxy the first is the
+    /// proxy's (libcurl runs the SSL_CTX callback for it too), which libcurl verifies with the
+    /// proxy's anchors; the manager's policy is for the origin's.
+    private var hopHandshakes = 0
     /// The task's response limits (`ResponseLimits.default` when the manager has none for it).
     private var limits = ResponseLimits.default
     private var isDownload = false
@@ -139,8 +143,11 @@ final class CurlTransfer: @unchecked Sendable {
         // Every hop names its proxy, or none: libcurl's own reading of the environment is off.
         hopProxy = socketPath == nil ? transport.proxyRoutes.proxy(for: url) : nil
         setString(CurlOption.proxy, hopProxy?.curlURL ?? "")
+        hopHandshakes = 0
+        evaluation = nil
         if let hopProxy {
             set(CurlOption.suppressConnectHeaders, 1)
+            if hopProxy.kind == .https, !hopProxy.anchorCertificates.isEmpty { setBlob(CurlOption.proxyCAInfoBlob, hopProxy.anchorsPEM) }
             if let username = hopProxy.username { setString(CurlOption.proxyUsername, username) }
             if let password = hopProxy.password { setString(CurlOption.proxyPassword, password) }
         }
@@ -268,7 +275,7 @@ final class CurlTransfer: @unchecked Sendable {
         if curlCode != CurlCode.ok, proxyFailure == nil, let hopProxy, let easy {
             var connectStatus = 0
             _ = afn_easy_getinfo_long(easy, CurlInfo.connectCode, &connectStatus)
-            proxyFailure = ProxyError.classify(curlCode: curlCode, message: String(cString: errorBuffer), connectStatus: connectStatus, proxy: hopProxy)
+            proxyFailure = ProxyError.classify(curlCode: curlCode, message: String(cString: errorBuffer), connectStatus: connectStatus, proxy: hopProxy, originEvaluated: evaluation != nil)
         }
         releaseHandle()
         switch state.hopFinished(curlCode: curlCode) {
@@ -512,6 +519,9 @@ final class CurlTransfer: @unchecked Sendable {
     private static let sslContextCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
         _, sslContext, context in
         guard let sslContext else { return CurlCode.sslConnectError }
+        let transfer = transfer(context)
+        transfer.hopHandshakes += 1
+        if transfer.hopProxy?.kind == .https, transfer.hopHandshakes == 1 { return CurlCode.ok }
         _ = afn_ssl_ctx_set_verify(sslContext, verifyCallback, context)
         _ = afn_ssl_ctx_on_certificate_request(sslContext, certificateRequestCallback, context)
         return CurlCode.ok

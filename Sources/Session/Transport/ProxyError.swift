@@ -12,17 +12,21 @@ public enum ProxyError: Error, Sendable, Equatable {
     /// The proxy refused to open a tunnel to the origin, with `status` (e.g. 403, or 502 when it
     /// could not reach the origin) (`URLError.cannotConnectToHost`).
     case tunnelRefused(proxy: String, status: Int)
-    /// The proxy's own handshake failed, such as a SOCKS5 proxy refusing the credentials;
-    /// `reason` is libcurl's message (`URLError.cannotConnectToHost`).
+    /// The proxy's own handshake failed, such as a SOCKS5 proxy refusing the credentials or an
+    /// HTTPS proxy whose certificate is not trusted; `reason` is libcurl's message
+    /// (`URLError.cannotConnectToHost`).
     case handshakeFailed(proxy: String, reason: String)
 
     /// The proxy's failure, if the transfer through `proxy` failed with libcurl's `curlCode` and
     /// `message` after a `CONNECT` answered with `connectStatus` (0 when none was sent or
-    /// answered).
-    static func classify(curlCode: Int32, message: String, connectStatus: Int, proxy: Proxy) -> ProxyError? {
+    /// answered); `originEvaluated` says whether the origin's certificate was evaluated.
+    static func classify(curlCode: Int32, message: String, connectStatus: Int, proxy: Proxy, originEvaluated: Bool) -> ProxyError? {
         if connectStatus == 407 { return .authenticationRequired(proxy: proxy.address) }
         if connectStatus >= 300 { return .tunnelRefused(proxy: proxy.address, status: connectStatus) }
         if curlCode == 97 { return .handshakeFailed(proxy: proxy.address, reason: message) } // CURLE_PROXY
+        // An `.https` proxy's own TLS handshake, which came first and which the policy does not
+        // evaluate (`originEvaluated` is false until the origin's handshake).
+        if proxy.kind == .https, !originEvaluated, [35, 60].contains(curlCode) { return .handshakeFailed(proxy: proxy.address, reason: message) }
         // CURLE_COULDNT_RESOLVE_PROXY, and CURLE_COULDNT_CONNECT: with a proxy, the only
         // connection libcurl opens is to the proxy.
         if curlCode == 5 || curlCode == 7 { return .unreachable(proxy: proxy.address) }

@@ -76,6 +76,12 @@ final class ClientCertificateTests: XCTestCase {
         try await assertAccepted(try manager(identity: try ClientIdentity(pkcs12File: Fixtures.url("client.p12"), passphrase: passphrase)))
     }
 
+    func testAServerThatAsksForNoCertificateIsReachedWithAnIdentitySet() async throws {
+        let server = try TLSServer.named("localhost")
+        let response = try await manager(identity: try pemIdentity()).data(for: URLRequest(url: server.url("/get")))
+        XCTAssertEqual(response.statusCode, 200)
+    }
+
     func testNoIdentityFailsWithClientCertificateRequired() async throws {
         let error = try await assertFails(try manager(identity: nil), with: .clientCertificateRequired)
         XCTAssertEqual(error?.code.rawValue, -1206)

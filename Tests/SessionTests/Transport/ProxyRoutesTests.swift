@@ -36,8 +36,12 @@ final class ProxyRoutesTests: XCTestCase {
         XCTAssertEqual(proxy?.curlURL, "http://proxy:3128")
     }
 
+    func testHTTPSProxiesDefaultToPort443() {
+        XCTAssertEqual(Proxy(url: "https://proxy"), Proxy(.https, host: "proxy", port: 443))
+        XCTAssertEqual(Proxy(url: "https://proxy")?.curlURL, "https://proxy:443")
+    }
+
     func testUnsupportedProxySchemesAreIgnored() {
-        XCTAssertNil(Proxy(url: "https://proxy:443"))
         XCTAssertNil(Proxy(url: "ftp://proxy"))
         XCTAssertNil(Proxy(url: ""))
     }

@@ -154,6 +154,49 @@ final class ProxyTests: XCTestCase {
         XCTAssertTrue(reason.contains("authentication"), reason)
     }
 
+    private func httpsProxy(anchors: [String]) throws -> Proxy {
+        var proxy = try XCTUnwrap(Proxy(url: try ProxyServer.tlsURL()))
+        XCTAssertEqual(proxy.kind, .https)
+        proxy.anchorCertificates = try anchors.map(Fixtures.certificate)
+        return proxy
+    }
+
+    func testHTTPSProxyCarriesPlainAndTunnelledRequestsWithThePolicyOnTheOrigin() async throws {
+        let (server, _) = try proxy("open")
+        let manager = try manager(.proxy(try httpsProxy(anchors: ["root-ca"])), pinning: "localhost")
+        let plain = marker()
+        let plainURL = try HTTPBin.url("/get?\(plain)")
+        let plainResponse = try await manager.data(for: URLRequest(url: plainURL))
+        XCTAssertEqual(plainResponse.statusCode, 200)
+        XCTAssertTrue(server.receivedRequest(containing: "GET \(plainURL.absoluteString) HTTP/1.1"))
+        let origin = try TLSServer.named("localhost")
+        let tunnelled = marker()
+        let tunnelledResponse = try await manager.data(for: URLRequest(url: origin.url("/get?\(tunnelled)")))
+        XCTAssertEqual(tunnelledResponse.statusCode, 200)
+        XCTAssertTrue(server.receivedRequest(containing: "CONNECT localhost:\(origin.baseURL.port ?? 0)"))
+        XCTAssertTrue(origin.receivedRequest(containing: tunnelled))
+    }
+
+    func testWrongPinThroughAnHTTPSProxyFailsBeforeTheOriginSeesARequest() async throws {
+        let origin = try TLSServer.named("localhost")
+        let probe = marker()
+        let result = await get(origin.url("/get?\(probe)"), with: try manager(.proxy(try httpsProxy(anchors: ["root-ca"])), pinning: "wrong-host"))
+        guard case .failure(let error) = result else { return XCTFail("expected a failure") }
+        XCTAssertEqual((error as? URLError)?.code.rawValue, -1202, "\(error)")
+        XCTAssertFalse(origin.receivedRequest(containing: probe, within: 0.3), "the origin received the request")
+    }
+
+    func testAnHTTPSProxyWhoseCertificateIsNotTrustedFailsWithAProxyError() async throws {
+        let proxy = try httpsProxy(anchors: ["self-signed"])
+        let probe = marker()
+        let result = await get(try HTTPBin.url("/get?\(probe)"), with: try manager(.proxy(proxy)))
+        guard case .handshakeFailed(let address, _)? = proxyError(result, code: .cannotConnectToHost) else {
+            return XCTFail("expected the proxy's handshake to fail, got \(result)")
+        }
+        XCTAssertEqual(address, proxy.address)
+        XCTAssertFalse(try ProxyServer.named("open").receivedRequest(containing: probe, within: 0.3))
+    }
+
     // MARK: The environment and the configuration
 
     func testHTTPProxyFromTheEnvironmentIsUsedByDefault() async throws {
