@@ -128,12 +128,12 @@ final class PlainSessionClient: NSObject, BenchmarkClient, URLSessionDataDelegat
     private var pending: [Int: (data: Data, done: @Sendable (Bool) -> Void)] = [:]
     private var session: URLSession!
 
-    init(url: URL) throws {
+    init(url: URL, configuration: URLSessionConfiguration = benchmarkConfiguration()) throws {
         self.url = url
         super.init()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
-        session = URLSession(configuration: benchmarkConfiguration(), delegate: self, delegateQueue: queue)
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
     }
 
     func get(_ done: @escaping @Sendable (Bool) -> Void) {

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Runs every benchmark in release mode against local servers it starts and stops: the memory
 # checks (scripts/memory-check.sh), serializer throughput, the request overhead against nginx
-# (Debian's nginx-light, installed here if missing), and large transfers against the bulk
+# (Debian's nginx-light, installed here if missing) in requests per second and in instructions
+# per request (valgrind's callgrind), and large transfers against the bulk
 # server, including `afn` itself. Figures are printed as `name: value unit` lines.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-if ! command -v nginx >/dev/null 2>&1; then
+if ! command -v nginx >/dev/null 2>&1 || ! command -v valgrind >/dev/null 2>&1; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light valgrind >/dev/null
 fi
 bash scripts/memory-check.sh
 files="$(mktemp -d)"
@@ -20,6 +21,7 @@ swift build -c release --product afn >/dev/null
 bin="$(swift build -c release --show-bin-path)"
 "$bin/afn-benchmarks" serializer-throughput
 "$bin/afn-benchmarks" request-overhead "$NGINX_URL/1k.bin"
+"$bin/afn-benchmarks" request-instructions "$NGINX_URL/1k.bin" 1000
 
 source scripts/python-servers.sh
 trap 'nginx_stop; bulk_stop; rm -rf "$files"' EXIT

@@ -31,16 +31,18 @@ struct ResponseHead: Equatable {
         var setCookies: [String] = []
         var previous: String?
         for line in lines.dropFirst() {
-            if let first = line.first, first == " " || first == "\t" {
-                if let previous { fields[previous]! += " " + line.trimmingCharacters(in: .whitespaces) }
+            // Searched as UTF-8 bytes: by `Character`, finding the colon alone cost thousands of
+            // instructions a line.
+            if let first = line.utf8.first, first == 0x20 || first == 0x09 {
+                if let previous { fields[previous]! += " " + Self.trimmingSpaces(line[...]) }
                 continue
             }
-            guard let colon = line.firstIndex(of: ":") else {
+            guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) else {
                 previous = nil
                 continue
             }
             let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = Self.trimmingSpaces(line[line.utf8.index(after: colon)...])
             let key = name.lowercased()
             if key == "set-cookie" { setCookies.append(value) }
             if let spelling = spellings[key] {
@@ -53,6 +55,16 @@ struct ResponseHead: Equatable {
             }
         }
         return ResponseHead(statusCode: code, httpVersion: String(parts[0]), fields: fields, setCookies: setCookies)
+    }
+
+    /// `text` without the spaces and tabs around it (HTTP's optional whitespace), trimmed in
+    /// Swift: Foundation's `trimmingCharacters(in:)` goes through NSString, which cost a
+    /// quarter of a small request's instructions.
+    static func trimmingSpaces(_ text: Substring) -> String {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(text[first...last])
     }
 
     /// The protocol as ALPN names it: `HTTP/2` is `h2`, `HTTP/1.1` is `http/1.1`.

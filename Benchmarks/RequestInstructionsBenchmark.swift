@@ -1,0 +1,172 @@
+import AFNetworking
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Instructions per request, counted by `valgrind --tool=callgrind` (counts repeat on a noisy
+/// machine, seconds do not): sequential 1 KiB GETs for raw URLSession with a delegate, the
+/// manager, and the ceiling client (URLSession with a `URLProtocol` answering a canned 1 KiB
+/// response from memory: URLSession's own task layer, no network). Each client runs twice in a
+/// process of its own under callgrind, with `warmUp` and with `warmUp + requests` requests; the
+/// difference of the totals over `requests` is the cost of one request, start-up and warm-up
+/// cancelled out. The manager's profile's top entries are printed as the map of where it goes.
+/// Usage: request-instructions <URL of a 1 KiB file> [requests, default 1000]
+enum RequestInstructionsBenchmark {
+    static let warmUp = 200
+    static let clients = ["urlsession", "manager", "ceiling"]
+
+    static func run(_ arguments: [String]) throws -> Bool {
+        guard let url = arguments.first else {
+            print("usage: afn-benchmarks request-instructions <URL of a 1 KiB file> [requests]")
+            return false
+        }
+        let requests = arguments.dropFirst().first.flatMap { Int($0) } ?? 1000
+        guard let valgrind = executable(named: "valgrind") else {
+            print("request-instructions: valgrind not found (Debian's valgrind)")
+            return false
+        }
+        var perRequest: [String: Int] = [:]
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("afn-callgrind-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let binary = try strippedCopy(in: directory)
+        for client in clients {
+            let short = try instructions(valgrind: valgrind, binary: binary, client: client, url: url, count: warmUp,
+                                         output: directory.appendingPathComponent("\(client)-short.out"))
+            let longOutput = directory.appendingPathComponent("\(client)-long.out")
+            let long = try instructions(valgrind: valgrind, binary: binary, client: client, url: url, count: warmUp + requests, output: longOutput)
+            perRequest[client] = (long - short) / requests
+            print("instructions_per_request_\(client): \(perRequest[client]!)")
+            if client == "manager" { try printTopEntries(of: longOutput) }
+        }
+        guard let manager = perRequest["manager"], let urlSession = perRequest["urlsession"], let ceiling = perRequest["ceiling"] else { return false }
+        print(String(format: "instructions_ratio_manager_vs_urlsession: %.3f (target <= 0.5)", Double(manager) / Double(urlSession)))
+        print(String(format: "instructions_ratio_manager_vs_ceiling: %.3f (target <= 1.3)", Double(manager) / Double(ceiling)))
+        return true
+    }
+
+    /// This executable without its debug information: valgrind 3.19 cannot read the DWARF
+    /// swiftc writes ("Possibly corrupted debuginfo file ... Giving up"). Symbols stay.
+    private static func strippedCopy(in directory: URL) throws -> String {
+        let copy = directory.appendingPathComponent("afn-benchmarks").path
+        try FileManager.default.copyItem(atPath: CommandLine.arguments[0], toPath: copy)
+        let strip = Process()
+        strip.executableURL = URL(fileURLWithPath: executable(named: "strip") ?? "/usr/bin/strip")
+        strip.arguments = ["--strip-debug", copy]
+        try strip.run()
+        strip.waitUntilExit()
+        guard strip.terminationStatus == 0 else { throw BenchmarkError.failed("strip --strip-debug failed") }
+        return copy
+    }
+
+    /// The total instructions of one process running `count` sequential requests of `client`.
+    private static func instructions(valgrind: String, binary: String, client: String, url: String, count: Int, output: URL) throws -> Int {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: valgrind)
+        process.arguments = ["--tool=callgrind", "--callgrind-out-file=\(output.path)", binary,
+                             "sequential-requests", client, url, String(count)]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let text = try String(contentsOf: output, encoding: .utf8)
+        guard process.terminationStatus == 0,
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("summary:") || $0.hasPrefix("totals:") }),
+              let total = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
+            throw BenchmarkError.failed("callgrind run of \(client) (\(count) requests) failed with status \(process.terminationStatus)")
+        }
+        return total
+    }
+
+    /// The 15 functions with the most instructions of their own in the profile at `output`.
+    private static func printTopEntries(of output: URL) throws {
+        guard let annotate = executable(named: "callgrind_annotate") else { return }
+        let process = Process()
+        let pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: annotate)
+        process.arguments = ["--threshold=100", output.path]
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let entries = text.split(separator: "\n").filter { $0.contains(" (") && $0.first(where: { !$0.isWhitespace })?.isNumber == true }
+        print("manager_profile_top_entries (instructions, own; whole process of \(warmUp) + requests):")
+        for entry in entries.prefix(15) { print("  \(demangled(entry.trimmingCharacters(in: .whitespaces)))") }
+    }
+
+    /// `text` with Swift symbols demangled by swift-demangle, when it is on the PATH.
+    private static func demangled(_ text: String) -> String {
+        guard let demangler = executable(named: "swift-demangle") else { return text }
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: demangler)
+        process.arguments = ["--simplified"]
+        process.standardInput = input
+        process.standardOutput = output
+        guard (try? process.run()) != nil else { return text }
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try? input.fileHandleForWriting.close()
+        let result = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return result.trimmingCharacters(in: .newlines)
+    }
+
+    private static func executable(named name: String) -> String? {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+            .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+/// `count` sequential GETs of `url` with one client, for `RequestInstructionsBenchmark` to count
+/// under callgrind. Usage: sequential-requests urlsession|manager|ceiling <URL> <count>
+enum SequentialRequests {
+    static func run(_ arguments: [String]) throws -> Bool {
+        guard arguments.count == 3, let url = URL(string: arguments[1]), let count = Int(arguments[2]) else {
+            print("usage: afn-benchmarks sequential-requests urlsession|manager|ceiling <URL> <count>")
+            return false
+        }
+        let client: any BenchmarkClient = switch arguments[0] {
+        case "urlsession": try PlainSessionClient(url: url)
+        case "manager": ManagerClient(url: url)
+        case "ceiling": try PlainSessionClient(url: url, configuration: CannedResponseProtocol.configuration())
+        default: throw BenchmarkError.failed("unknown client \(arguments[0])")
+        }
+        defer { client.close() }
+        return fanOut(count: count, inFlight: 1) { _, done in client.get(done) } == 0
+    }
+}
+
+/// Answers every request with 200 and the same 1 KiB body from memory: what URLSession's task
+/// layer costs without a network.
+final class CannedResponseProtocol: URLProtocol {
+    private static let body = Data(repeating: 0x61, count: 1024)
+
+    static func configuration() -> URLSessionConfiguration {
+        let configuration = benchmarkConfiguration()
+        configuration.protocolClasses = [CannedResponseProtocol.self]
+        return configuration
+    }
+
+    override class func canInit(with request: URLRequest) -> Bool { true }
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    override func startLoading() {
+        guard let url = request.url,
+              let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "1024"]) else { return }
+        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        client?.urlProtocol(self, didLoad: Self.body)
+        client?.urlProtocolDidFinishLoading(self)
+    }
+
+    override func stopLoading() {}
+}
+
+/// A benchmark that could not run as asked.
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+
+    static func failed(_ reason: String) -> BenchmarkError { BenchmarkError(description: reason) }
+}
