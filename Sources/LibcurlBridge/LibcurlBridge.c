@@ -111,6 +111,19 @@ int afn_easy_getinfo_long(void *easy, int info, long *value) {
     *value = 0;
     return api.easy_getinfo(easy, info, value);
 }
+int afn_easy_getinfo_string(void *easy, int info, const char **value) {
+    *value = NULL;
+    return api.easy_getinfo(easy, info, value);
+}
+
+void *afn_easy_tls_ssl(void *easy) {
+    // CURLINFO_TLS_SSL_PTR (CURLINFO_PTR + 45): a struct curl_tlssessioninfo, whose internals
+    // are the connection's SSL for the OpenSSL backend (CURLSSLBACKEND_OPENSSL, 1).
+    struct { int backend; void *internals; } *info = NULL;
+    if (api.easy_getinfo(easy, 0x400000 + 45, &info) != 0 || !info || info->backend != 1) return NULL;
+    return info->internals;
+}
+
 int afn_easy_pause(void *easy, int bitmask) {
     // Resuming delivers buffered data and may read from the connection.
     if (!afn_gate_enter()) return -1;

@@ -57,6 +57,9 @@ static struct {
     int (*check_private_key)(const void *, const void *);
     void (*pkey_free)(void *);
     void (*err_clear)(void);
+    const char *(*ssl_get_version)(const void *);
+    const void *(*ssl_get_current_cipher)(const void *);
+    const char *(*cipher_get_name)(const void *);
 } api;
 
 // The exit gate. OpenSSL registers OPENSSL_cleanup with atexit, which frees its global state
@@ -162,6 +165,9 @@ static void load(void) {
     BIND(crypto, check_private_key, "X509_check_private_key")
     BIND(crypto, pkey_free, "EVP_PKEY_free")
     BIND(crypto, err_clear, "ERR_clear_error")
+    BIND(ssl, ssl_get_version, "SSL_get_version")
+    BIND(ssl, ssl_get_current_cipher, "SSL_get_current_cipher")
+    BIND(ssl, cipher_get_name, "SSL_CIPHER_get_name")
     certificate_request_index = api.get_ex_new_index(1, 0, NULL, NULL, NULL, (void *)free_watcher); // CRYPTO_EX_INDEX_SSL_CTX
     if (certificate_request_index < 0) {
         snprintf(load_error, sizeof load_error, "CRYPTO_get_ex_new_index failed");
@@ -398,4 +404,16 @@ done:
     api.err_clear(); // leave no failure in this thread's queue for libcurl to report later
     afn_gate_leave();
     return status;
+}
+
+void afn_ssl_describe(const void *ssl, char *version, size_t version_length, char *cipher, size_t cipher_length) {
+    if (version_length) version[0] = 0;
+    if (cipher_length) cipher[0] = 0;
+    if (!ssl || !afn_gate_enter()) return;
+    const char *name = api.ssl_get_version(ssl);
+    if (name && version_length) snprintf(version, version_length, "%s", name);
+    const void *current = api.ssl_get_current_cipher(ssl);
+    const char *suite = current ? api.cipher_get_name(current) : NULL;
+    if (suite && cipher_length) snprintf(cipher, cipher_length, "%s", suite);
+    afn_gate_leave();
 }

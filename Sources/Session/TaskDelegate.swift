@@ -58,6 +58,7 @@ final class TaskDelegate: @unchecked Sendable {
         var response: HTTPURLResponse?
         var responseStart: Date?
         var networkProtocolName: String?
+        var transactions: [TransactionMetrics] = []
         var redirectCount = 0
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
@@ -240,6 +241,11 @@ final class TaskDelegate: @unchecked Sendable {
         set { state.withLock { $0.totalTimeout = newValue } }
     }
 
+    /// The libcurl transport ended one request and response of the task.
+    func didFinish(_ transaction: TransactionMetrics) {
+        state.withLock { $0.transactions.append(transaction) }
+    }
+
     /// The libcurl transport received the final response over `name` (`h2`, `http/1.1`).
     func didReceiveResponse(over name: String) {
         state.withLock { $0.networkProtocolName = name }
@@ -292,7 +298,7 @@ final class TaskDelegate: @unchecked Sendable {
             taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
             countOfRequestBodyBytesSent: max(snapshot.bytesSent, task.countOfBytesSent),
             countOfResponseBodyBytesReceived: snapshot.bytesReceived, redirectCount: snapshot.redirectCount,
-            networkProtocolName: snapshot.networkProtocolName)
+            networkProtocolName: snapshot.networkProtocolName, transactionMetrics: snapshot.transactions)
         if let writer = snapshot.writer {
             writer.close()
             if error != nil { finishFailedDownload(writer, response: response, handler: snapshot.resumeDataHandler) }

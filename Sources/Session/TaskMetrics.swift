@@ -20,6 +20,10 @@ public struct TaskMetrics: Sendable, Equatable {
     /// `nil` when no response arrived, and on URLSession's own protocol, which does not say.
     /// `URLSessionTaskTransactionMetrics.networkProtocolName`.
     public var networkProtocolName: String?
+    /// Every request and response of the task, redirect hops first, with the time of each phase,
+    /// the connection and the bytes; empty on URLSession's own protocol.
+    /// `URLSessionTaskMetrics.transactionMetrics`.
+    public var transactionMetrics: [TransactionMetrics] = []
 
     /// Seconds from `taskStart` to `taskEnd`.
     public var duration: TimeInterval { taskEnd.timeIntervalSince(taskStart) }

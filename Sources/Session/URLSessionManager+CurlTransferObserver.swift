@@ -40,6 +40,10 @@ extension URLSessionManager: CurlTransferObserver {
         table.delegate(for: task)?.didReceiveResponse(over: name)
     }
 
+    package func curlTask(_ task: URLSessionTask, didFinish transaction: TransactionMetrics) {
+        table.delegate(for: task)?.didFinish(transaction)
+    }
+
     package func transferOptions(of task: URLSessionTask) -> CurlTaskOptions? {
         table.delegate(for: task).map { CurlTaskOptions(
             limits: $0.limits, isDownload: $0.kind == .download, totalTimeout: $0.totalTimeout, clientIdentity: $0.clientIdentity)  }

@@ -24,6 +24,10 @@ const char *afn_easy_strerror(int code);
 int afn_easy_getinfo_off(void *easy, int info, int64_t *value);
 /// curl_easy_getinfo for a `long` value (`info` is a CURLINFO_LONG constant).
 int afn_easy_getinfo_long(void *easy, int info, long *value);
+/// curl_easy_getinfo for a string (`info` is a CURLINFO_STRING constant); NULL when unset.
+int afn_easy_getinfo_string(void *easy, int info, const char **value);
+/// The OpenSSL `SSL` of the transfer's TLS connection, or NULL (no TLS, another backend).
+void *afn_easy_tls_ssl(void *easy);
 /// curl_easy_pause: `bitmask` 0 resumes a transfer paused by its write callback.
 int afn_easy_pause(void *easy, int bitmask);
 

@@ -43,6 +43,10 @@ const char *afn_verify_error_string(int code);
 /// certificate and none was configured (the handshake goes on without one).
 int afn_ssl_ctx_on_certificate_request(void *ssl_ctx, void (*requested)(void *argument), void *argument);
 
+/// The protocol version ("TLSv1.3") and cipher suite name of a connection's `SSL`, into the
+/// buffers (empty when unknown).
+void afn_ssl_describe(const void *ssl, char *version, size_t version_length, char *cipher, size_t cipher_length);
+
 /// Why a client identity could not be loaded (`afn_identity_load`).
 enum {
     AFN_IDENTITY_OK = 0,

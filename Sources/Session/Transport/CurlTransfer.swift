@@ -47,6 +47,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// proxy's (libcurl runs the SSL_CTX callback for it too), which libcurl verifies with the
     /// proxy's anchors; the manager's policy is for the origin's.
     private var hopHandshakes = 0
+    /// The current hop's start, the end of its request body, and its connection's TLS.
+    private var hopFetchStart = Date()
+    private var hopRequestEnd: Date?
+    private var hopTLS: (version: String, cipher: String)?
     /// The task's response limits (`ResponseLimits.default` when the manager has none for it).
     private var limits = ResponseLimits.default
     private var isDownload = false
@@ -145,6 +149,9 @@ final class CurlTransfer: @unchecked Sendable {
         setString(CurlOption.proxy, hopProxy?.curlURL ?? "")
         hopHandshakes = 0
         evaluation = nil
+        hopFetchStart = Date()
+        hopRequestEnd = nil
+        hopTLS = nil
         if let hopProxy {
             set(CurlOption.suppressConnectHeaders, 1)
             if hopProxy.kind == .https, !hopProxy.anchorCertificates.isEmpty { setBlob(CurlOption.proxyCAInfoBlob, hopProxy.anchorsPEM) }
@@ -272,6 +279,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The handle finished with `curlCode` and was removed from the multi handle.
     func finish(curlCode: Int32) {
+        if let easy, let task {
+            let metrics = CurlTransactionInfo(reading: easy).metrics(url: request.url, fetchStart: hopFetchStart, requestEnd: hopRequestEnd, tls: hopTLS)
+            transport.observer?.curlTask(task, didFinish: metrics)
+        }
         if curlCode != CurlCode.ok, proxyFailure == nil, let hopProxy, let easy {
             var connectStatus = 0
             _ = afn_easy_getinfo_long(easy, CurlInfo.connectCode, &connectStatus)
@@ -369,6 +380,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func headerBlockEnded() -> Bool {
         defer { headerLines = [] }
         guard let url = request.url, let head = ResponseHead.parse(headerLines), let response = head.response(for: url) else { return true }
+        if hopTLS == nil, let easy, let ssl = afn_easy_tls_ssl(easy) { hopTLS = Self.describe(ssl) }
         transport.settings.storeCookies(head.setCookies, from: url)
         guard state.deliversToClient else { return true }
         // Only a proxy answers 407; over plain HTTP its answer arrives as the response.
@@ -391,6 +403,15 @@ final class CurlTransfer: @unchecked Sendable {
             urlProtocol.client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
         }
         return true
+    }
+
+    /// The TLS version and cipher suite of the connection `ssl` (read while it is open).
+    private static func describe(_ ssl: UnsafeMutableRawPointer) -> (version: String, cipher: String)? {
+        var version = [CChar](repeating: 0, count: 32)
+        var cipher = [CChar](repeating: 0, count: 128)
+        afn_ssl_describe(ssl, &version, version.count, &cipher, cipher.count)
+        let text = { (buffer: [CChar]) in String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return version[0] == 0 ? nil : (text(version), text(cipher))
     }
 
     /// Tells the manager the response exceeded `limit`; the caller then stops the transfer.
@@ -497,7 +518,10 @@ final class CurlTransfer: @unchecked Sendable {
             return 0
         case .data(let data, let offset):
             let count = min(capacity, data.count - offset)
-            guard count > 0 else { return 0 }
+            guard count > 0 else {
+                hopRequestEnd = Date()
+                return 0
+            }
             data.copyBytes(to: buffer, from: (data.startIndex + offset)..<(data.startIndex + offset + count))
             body = .data(data, offset: offset + count)
             return count
@@ -505,6 +529,7 @@ final class CurlTransfer: @unchecked Sendable {
             body = .stream(stream, consumed: true)
             if stream.streamStatus == .notOpen { stream.open() }
             let count = stream.read(buffer, maxLength: capacity)
+            if count == 0 { hopRequestEnd = Date() }
             return count < 0 ? CurlSocket.readFunctionAbort : count
         }
     }

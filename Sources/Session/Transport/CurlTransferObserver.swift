@@ -32,6 +32,8 @@ package protocol CurlTransferObserver: AnyObject, Sendable {
     func curlTask(_ task: URLSessionTask, credentialFor response: HTTPURLResponse) -> URLCredential?
     /// `task`'s final response arrived over the protocol ALPN calls `name` (`h2`, `http/1.1`).
     func curlTask(_ task: URLSessionTask, receivedResponseOver name: String)
+    /// One request and response of `task` (a redirect hop, or the last) ended.
+    func curlTask(_ task: URLSessionTask, didFinish transaction: TransactionMetrics)
     /// What the manager asks of `task`'s transfer, read when it starts.
     func transferOptions(of task: URLSessionTask) -> CurlTaskOptions?
     /// The transport stopped `task`'s response for exceeding `limit`.
