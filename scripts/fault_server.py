@@ -20,6 +20,7 @@ GET /continue-close/0  "100 Continue", then closes the connection without a fina
 GET /bad-chunked/0   a chunked body whose chunk size is not hexadecimal.
 GET /not-http/0      bytes that are not an HTTP response, then a close.
 GET /redirect-file/0 a 302 to file:///etc/passwd.
+GET /redirect-ftp/0  a 302 to ftp://127.0.0.1/.
 GET /huge-headers/<k>  a 200 with k KiB of header lines.
 GET /no-colon/0      a 200 with a header line without a colon, and the body "ok".
 GET /header-lines/<n>  a 200 with n short header lines, and the body "ok".
@@ -181,6 +182,7 @@ RAW = {
     + b"Content-Length: 2\r\n\r\nok",
     "header-lines": lambda n: b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-L%d: v\r\n" % i for i in range(n)) + b"Content-Length: 2\r\n\r\nok",
     "continue-storm": lambda n: b"HTTP/1.1 100 Continue\r\n\r\n" * n + b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    "redirect-ftp": lambda _: b"HTTP/1.1 302 Found\r\nLocation: ftp://127.0.0.1/\r\nContent-Length: 0\r\n\r\n",
     "redirect-loop": lambda _: b"HTTP/1.1 302 Found\r\nLocation: /redirect-loop/0\r\nContent-Length: 0\r\n\r\n",
     "no-colon": lambda _: b"HTTP/1.1 200 OK\r\nThis line has no colon\r\nContent-Length: 2\r\n\r\nok",
     "reset-early": lambda _: b"",

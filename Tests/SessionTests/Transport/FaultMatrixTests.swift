@@ -75,6 +75,10 @@ final class FaultMatrixTests: XCTestCase {
         try assertFails("/redirect-file/0", with: .unsupportedURL)
     }
 
+    func testARedirectToAnFTPURLIsRefused() throws {
+        try assertFails("/redirect-ftp/0", with: .unsupportedURL)
+    }
+
     func testTwoHundredKilobytesOfHeadersAreParsed() throws {
         let outcome = try fetch("/huge-headers/200")
         XCTAssertEqual(outcome.calls, 1)
