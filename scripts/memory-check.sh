@@ -6,8 +6,8 @@
 #   against a plain URLSession delegate doing the same (growth limit 64 MiB), served by the
 #   local bulk server;
 # - gzip-bomb-memory: a 1 GiB gzip bomb from the fault server fetched with the default response
-#   limits fails with the decompression limit (target 64 MiB of peak: 50.6 and 59.0 MiB
-#   measured; CI fails over 80 MiB, since how much a read decodes before the check varies);
+#   limits fails with the decompression limit (peak limit 64 MiB: 42.8-46.5 MiB measured in
+#   five runs, since a body kept in memory is read 64 KiB at a time);
 # - soak, short form: 10,000 mixed requests through one manager, every outcome as expected,
 #   descriptors flat, memory growth after the first 1,000 under 16 MiB (the 100,000-request
 #   run and its 8 MiB limit are in BENCHMARKS.md: the first thousands still warm the allocator).
@@ -23,5 +23,5 @@ trap 'bulk_stop; fault_stop' EXIT
 bulk_start
 "$bench" slow-consumer-memory "$BULK_URL"
 fault_start
-"$bench" gzip-bomb-memory "$AFN_FAULT_URL" 80
+"$bench" gzip-bomb-memory "$AFN_FAULT_URL" 64
 "$bench" soak "$BULK_URL" "$AFN_FAULT_URL" 10000 16
