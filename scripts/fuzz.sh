@@ -21,7 +21,11 @@ failed=0
 for target in "${targets[@]}"; do
     # Products one by one: a whole-package build with the fuzzer sanitizer would also build the
     # examples without their `main`.
-    AFN_FUZZ=1 swift build --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address --product "fuzz-$target" 2>&1 \
+    # The coverage flags are explicit: with --sanitize=fuzzer alone SwiftPM left the Swift modules
+    # without coverage counters (libFuzzer then mutates blindly: "Is the code instrumented for
+    # coverage?").
+    AFN_FUZZ=1 swift build --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address \
+        -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp --product "fuzz-$target" 2>&1 \
         | grep -v "ld.gold: warning" | tail -n 3
     binary="$scratch/debug/fuzz-$target"
     corpus="$work/$target"
@@ -30,10 +34,11 @@ for target in "${targets[@]}"; do
     cp Tests/Fuzz/Corpus/"$target"/* "$corpus"/
     # Swift's backtracer would hold a crashing process open; libFuzzer reports the crash itself.
     if SWIFT_BACKTRACE=enable=no LSAN_OPTIONS="suppressions=$root/scripts/leak-suppressions.txt" "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-        -artifact_prefix="$crashes/" "$corpus" >"$work/$target.log" 2>&1; then
+        -artifact_prefix="$crashes/" "$corpus" >"$work/$target.log" 2>&1 \
+        && ! grep -q "Is the code instrumented for coverage" "$work/$target.log"; then
         echo "fuzz: $target: $(grep -E '^Done [0-9]+ runs' "$work/$target.log") ($(grep -oE 'cov: [0-9]+' "$work/$target.log" | tail -n 1))"
     else
-        echo "fuzz: $target FAILED; the end of its log follows, the input is in $crashes" >&2
+        echo "fuzz: $target FAILED (a crash, a leak, or no coverage); the end of its log follows, any input is in $crashes" >&2
         tail -n 40 "$work/$target.log" >&2
         failed=1
     fi
