@@ -280,9 +280,15 @@ final class TaskDelegate: @unchecked Sendable {
 
     // MARK: Completion
 
-    /// The task completed with URLSession's `error`. Runs at most once; the handlers run later
-    /// on the delivery queue. Returns the error and metrics reported to the manager's overrides.
-    func complete(error urlSessionError: (any Error)?, manager: URLSessionManager) -> (error: (any Error)?, metrics: TaskMetrics)? {
+    /// What completing a task decided, for the manager's `taskDidComplete` override.
+    struct Completed {
+        /// The error the task completes with; `nil` for success.
+        let error: (any Error)?
+    }
+
+    /// The task completed with URLSession's `error`. Runs at most once (`nil` after the first);
+    /// the metrics override runs now, the handlers later on the delivery queue.
+    func complete(error urlSessionError: (any Error)?, manager: URLSessionManager) -> Completed? {
         let snapshot: State? = state.withLock { state in
             guard !state.completed else { return nil }
             state.completed = true
@@ -303,6 +309,9 @@ final class TaskDelegate: @unchecked Sendable {
             writer.close()
             if error != nil { finishFailedDownload(writer, response: response, handler: snapshot.resumeDataHandler) }
         }
+        // Before the completion is scheduled, as URLSession reports metrics before completing: a
+        // completion handler may read what the metrics override stored.
+        manager.override(\.taskDidFinishCollectingMetrics)?(session, task, metrics)
         let group = completionGroup
         group.enter()
         let data = snapshot.data
@@ -324,7 +333,7 @@ final class TaskDelegate: @unchecked Sendable {
                 finish(serialize(response: response, data: data, error: error, writer: writer, manager: manager))
             }
         }
-        return (error, metrics)
+        return Completed(error: error)
     }
 
     /// Keeps the partial file as resume data when it was asked for and can be validated;

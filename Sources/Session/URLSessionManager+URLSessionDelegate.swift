@@ -108,7 +108,6 @@ extension URLSessionManager: URLSessionDataDelegate {
         guard let delegate = table.remove(task) else { return }
         if delegate.isCarriedByLibcurl { CurlTransport.forget(task) }
         guard let outcome = delegate.complete(error: error, manager: self) else { return }
-        override(\.taskDidFinishCollectingMetrics)?(session, task, outcome.metrics)
         override(\.taskDidComplete)?(session, task, outcome.error)
     }
 

@@ -64,4 +64,28 @@ final class TaskMetricsTests: XCTestCase {
         XCTAssertNil(metrics.responseStart)
         XCTAssertEqual(metrics.countOfResponseBodyBytesReceived, 0)
     }
+
+    func testTheMetricsOverrideRunsBeforeTheCompletionHandler() throws {
+        let manager = makeManager()
+        let reported = Locked<Set<Int>>([])
+        var overrides = SessionDelegateOverrides()
+        overrides.taskDidFinishCollectingMetrics = { _, task, _ in _ = reported.withLock { $0.insert(task.taskIdentifier) } }
+        manager.overrides = overrides
+        let url = try HTTPBin.url("/get")
+        let done = expectation(description: "completions")
+        done.expectedFulfillmentCount = 20
+        let missing = Locked(0)
+        for _ in 0..<20 {
+            let task = Locked<URLSessionTask?>(nil)
+            task.withLock { $0 = try? manager.dataTask(with: URLRequest(url: url)) { _, _, _ in
+                if let identifier = task.withLock({ $0?.taskIdentifier }), !reported.withLock({ $0.contains(identifier) }) {
+                    missing.withLock { $0 += 1 }
+                }
+                done.fulfill()
+            } }
+            task.withLock { $0 }.map(manager.resume)
+        }
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(missing.withLock { $0 }, 0, "completion handlers that ran before their task's metrics were reported")
+    }
 }
