@@ -57,7 +57,6 @@ final class TaskDelegate: @unchecked Sendable {
         var data = Data()
         var response: HTTPURLResponse?
         var responseStart: Date?
-        var networkProtocolName: String?
         var transactions: [TransactionMetrics] = []
         var redirectCount = 0
         var bytesSent: Int64 = 0
@@ -246,11 +245,6 @@ final class TaskDelegate: @unchecked Sendable {
         state.withLock { $0.transactions.append(transaction) }
     }
 
-    /// The libcurl transport received the final response over `name` (`h2`, `http/1.1`).
-    func didReceiveResponse(over name: String) {
-        state.withLock { $0.networkProtocolName = name }
-    }
-
     /// The task's own client identity (over the manager's); `setClientIdentity(_:for:)` sets it
     /// before it runs.
     var clientIdentity: ClientIdentity? {
@@ -304,7 +298,7 @@ final class TaskDelegate: @unchecked Sendable {
             taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
             countOfRequestBodyBytesSent: max(snapshot.bytesSent, task.countOfBytesSent),
             countOfResponseBodyBytesReceived: snapshot.bytesReceived, redirectCount: snapshot.redirectCount,
-            networkProtocolName: snapshot.networkProtocolName, transactionMetrics: snapshot.transactions)
+            transactionMetrics: snapshot.transactions)
         if let writer = snapshot.writer {
             writer.close()
             if error != nil { finishFailedDownload(writer, response: response, handler: snapshot.resumeDataHandler) }

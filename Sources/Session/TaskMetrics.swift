@@ -16,14 +16,15 @@ public struct TaskMetrics: Sendable, Equatable {
     public var countOfResponseBodyBytesReceived: Int64
     /// Redirects followed or stopped on the way.
     public var redirectCount: Int
-    /// The protocol of the final response, as ALPN names it: `http/1.1`, `http/1.0` or `h2`.
-    /// `nil` when no response arrived, and on URLSession's own protocol, which does not say.
-    /// `URLSessionTaskTransactionMetrics.networkProtocolName`.
-    public var networkProtocolName: String?
     /// Every request and response of the task, redirect hops first, with the time of each phase,
     /// the connection and the bytes; empty on URLSession's own protocol.
     /// `URLSessionTaskMetrics.transactionMetrics`.
     public var transactionMetrics: [TransactionMetrics] = []
+
+    /// The protocol of the last request, as ALPN names it: `http/1.1`, `http/1.0` or `h2`. `nil`
+    /// when none was answered, and on URLSession's own protocol, which does not say.
+    /// `URLSessionTaskTransactionMetrics.networkProtocolName`.
+    public var networkProtocolName: String? { transactionMetrics.last?.networkProtocolName }
 
     /// Seconds from `taskStart` to `taskEnd`.
     public var duration: TimeInterval { taskEnd.timeIntervalSince(taskStart) }

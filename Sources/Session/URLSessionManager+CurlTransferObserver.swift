@@ -36,10 +36,6 @@ extension URLSessionManager: CurlTransferObserver {
         return disposition == .useCredential ? credential : nil
     }
 
-    package func curlTask(_ task: URLSessionTask, receivedResponseOver name: String) {
-        table.delegate(for: task)?.didReceiveResponse(over: name)
-    }
-
     package func curlTask(_ task: URLSessionTask, didFinish transaction: TransactionMetrics) {
         table.delegate(for: task)?.didFinish(transaction)
     }

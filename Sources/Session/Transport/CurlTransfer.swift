@@ -399,7 +399,6 @@ final class CurlTransfer: @unchecked Sendable {
             state.retryAuthenticated(with: next)
         } else if let urlProtocol {
             self.response = response
-            if let task { transport.observer?.curlTask(task, receivedResponseOver: head.networkProtocolName) }
             if let limit = limits.sizeLimit(isDownload: isDownload), response.expectedContentLength > limit.bytes {
                 exceeded(limit.limit)
                 return false

@@ -30,8 +30,6 @@ package protocol CurlTransferObserver: AnyObject, Sendable {
     /// The credential that answers the first HTTP Basic challenge of `task`, the 401 `response`,
     /// if any. A challenge left unanswered reaches URLSession's delegate with the response.
     func curlTask(_ task: URLSessionTask, credentialFor response: HTTPURLResponse) -> URLCredential?
-    /// `task`'s final response arrived over the protocol ALPN calls `name` (`h2`, `http/1.1`).
-    func curlTask(_ task: URLSessionTask, receivedResponseOver name: String)
     /// One request and response of `task` (a redirect hop, or the last) ended.
     func curlTask(_ task: URLSessionTask, didFinish transaction: TransactionMetrics)
     /// What the manager asks of `task`'s transfer, read when it starts.

@@ -67,15 +67,6 @@ struct ResponseHead: Equatable {
         return String(text[first...last])
     }
 
-    /// The protocol as ALPN names it: `HTTP/2` is `h2`, `HTTP/1.1` is `http/1.1`.
-    var networkProtocolName: String {
-        switch httpVersion {
-        case "HTTP/2", "HTTP/2.0": return "h2"
-        case "HTTP/3": return "h3"
-        default: return httpVersion.lowercased()
-        }
-    }
-
     /// The response URLSession's client receives for `url`.
     func response(for url: URL) -> HTTPURLResponse? {
         HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)

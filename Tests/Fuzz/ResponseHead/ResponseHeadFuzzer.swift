@@ -9,7 +9,6 @@ public func fuzzResponseHead(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .newlines) }
     if let head = ResponseHead.parse(lines) {
         _ = head.response(for: URL(string: "http://fuzz.example/")!)
-        _ = head.networkProtocolName
     }
     _ = CurlError(code: 56, message: text).receivedTLSAlert
     return 0
