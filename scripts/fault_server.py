@@ -26,14 +26,32 @@ GET /no-colon/0      a 200 with a header line without a colon, and the body "ok"
 GET /header-lines/<n>  a 200 with n short header lines, and the body "ok".
 GET /continue-storm/<n>  n "100 Continue" blocks before a 200 with the body "ok".
 GET /redirect-loop/0 a 302 to itself, forever.
+GET /seq/<id>?s=STEPS  answers the k-th request to <id> with the k-th of the comma-separated
+                     STEPS (the last repeats): a status ("503"), a status with a Retry-After in
+                     seconds ("503:1") or as an HTTP date ("503:date1"), or "reset" (the
+                     connection reset before any byte). A 2xx answers {"attempt": k}; others
+                     {"error": status}. Any method.
+GET /token/<id>      a new bearer token for <id> (the older ones stop working), as text, after
+                     ?delay=ms.
+GET /protected/<id>  200 with {"ok": true} for "Authorization: Bearer <current token of id>",
+                     401 with WWW-Authenticate: Bearer otherwise.
+GET /cut/<n>?id=<id> a resource of n bytes with an ETag and Accept-Ranges: without Range, the
+                     head and 40% of the body, then a reset; with "Range: bytes=k-", 206 and the
+                     rest.
+GET /log/<id>        the requests made to <id> as JSON: method, path, and the Range,
+                     Authorization and Idempotency-Key headers, with the time in seconds.
 GET /blackhole-port/0  the port of a listening socket whose accept queue is full: a connection
                      to it is never established (its SYNs are dropped).
 Listens on 127.0.0.1 at the port given (0 for a free one) and prints "listening on <port>".
 """
+import email.utils
+import json
 import socket
 import struct
+import threading
 import sys
 import time
+import urllib.parse
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -58,7 +76,109 @@ class Handler(BaseHTTPRequestHandler):
     def _end_chunks(self):
         self.wfile.write(b"0\r\n\r\n")
 
+    def _record(self, key):
+        with LOCK:
+            LOG.setdefault(key, []).append({
+                "method": self.command, "path": self.path, "time": time.time(),
+                "range": self.headers.get("Range"), "authorization": self.headers.get("Authorization"),
+                "idempotency_key": self.headers.get("Idempotency-Key"),
+            })
+            return len(LOG[key])
+
+    def _json(self, status, value, extra=()):
+        body = json.dumps(value).encode()
+        self.send_response(status)
+        for name, header in extra:
+            self.send_header(name, header)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _reset(self):
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+
+    def _scripted(self, kind, key, query):
+        """The scripted kinds: sequences, tokens, cut resources and the request log."""
+        if kind == "log":
+            with LOCK:
+                entries = list(LOG.get(key, []))
+            self._json(200, entries)
+        elif kind == "seq":
+            count = self._record(key)
+            steps = query.get("s", ["200"])[0].split(",")
+            step = steps[min(count, len(steps)) - 1]
+            if step == "reset":
+                self._reset()
+                return
+            status, _, after = step.partition(":")
+            extra = []
+            if after.startswith("date"):
+                extra.append(("Retry-After", email.utils.formatdate(time.time() + int(after[4:]), usegmt=True)))
+            elif after:
+                extra.append(("Retry-After", after))
+            status = int(status)
+            self._json(status, {"attempt": count} if status < 300 else {"error": status}, extra)
+        elif kind == "token":
+            time.sleep(int(query.get("delay", ["0"])[0]) / 1000)
+            self._record(key)
+            with LOCK:
+                TOKENS[key] = TOKENS.get(key, 0) + 1
+                token = "t%d" % TOKENS[key]
+            self._text(token.encode())
+        elif kind == "protected":
+            self._record(key)
+            with LOCK:
+                expected = "Bearer t%d" % TOKENS[key] if key in TOKENS else None
+            if expected is not None and self.headers.get("Authorization") == expected:
+                self._json(200, {"ok": True})
+            else:
+                self._json(401, {"error": 401}, [("WWW-Authenticate", 'Bearer realm="fault"')])
+        elif kind == "cut":
+            self._cut(int(key), query.get("id", ["0"])[0])
+
+    def _cut(self, total, key):
+        self._record(key)
+        requested = self.headers.get("Range", "")
+        body = (PATTERN * (total // len(PATTERN) + 1))[:total]
+        if requested.startswith("bytes=") and requested.endswith("-") and requested[6:-1].isdigit():
+            start = int(requested[6:-1])
+            self.send_response(206)
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, total - 1, total))
+            self.send_header("Content-Length", str(total - start))
+            self.send_header("ETag", '"cut-v1"')
+            self.end_headers()
+            self.wfile.write(body[start:])
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(total))
+        self.send_header("ETag", '"cut-v1"')
+        self.send_header("Accept-Ranges", "bytes")
+        self.end_headers()
+        self.wfile.write(body[: total * 2 // 5])
+        self._reset()
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        self.do_GET()
+
+    do_PUT = do_POST
+    do_PATCH = do_POST
+    do_DELETE = do_POST
+
     def do_GET(self):
+        path, _, query = self.path.partition("?")
+        parts = path.strip("/").split("/")
+        if len(parts) == 2 and parts[0] in SCRIPTED and parts[1].isdigit():
+            try:
+                self._scripted(parts[0], parts[1], urllib.parse.parse_qs(query))
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+            return
         parts = self.path.strip("/").split("/")
         if len(parts) != 2 or not parts[1].isdigit():
             self.send_error(404)
@@ -190,6 +310,13 @@ RAW = {
     "bad-status": lambda _: b"HTTP/1.1 OK 200\r\nContent-Length: 2\r\n\r\nok",
     "continue-close": lambda _: b"HTTP/1.1 100 Continue\r\n\r\n",
 }
+# The kinds answered by `_scripted`, and their shared state: the requests seen per id, and the
+# current token number per id.
+SCRIPTED = {"log", "seq", "token", "protected", "cut"}
+LOCK = threading.Lock()
+LOG = {}
+TOKENS = {}
+
 # The RAW kinds that end with a reset (RST) rather than a close.
 RESETS = {"reset-body", "reset-early", "reset-headers"}
 

@@ -14,6 +14,9 @@ extension Notification.Name {
     /// A task completed. Object: the task; `userInfo` keys: `SessionNotificationKey`.
     /// AFNetworking: `AFNetworkingTaskDidCompleteNotification`.
     public static let taskDidComplete = Notification.Name("com.alamofire.networking.task.complete")
+    /// An attempt of a task failed and its interceptors retry it. Object: the task; `userInfo`
+    /// keys: `retryAttempt`, `retryDelay`, and `error` or `retriedResponse`. Beyond AFNetworking.
+    public static let taskWillRetry = Notification.Name("com.alamofire.networking.task.retry")
     /// The session became invalid. Object: the session.
     /// AFNetworking: `AFURLSessionDidInvalidateNotification`.
     public static let sessionDidInvalidate = Notification.Name("com.alamofire.networking.session.invalidate")
@@ -39,6 +42,12 @@ public enum SessionNotificationKey {
     public static let error = "com.alamofire.networking.task.complete.error"
     /// The file URL a download was moved to. AFNetworking: `AFNetworkingTaskDidCompleteAssetPathKey`.
     public static let assetPath = "com.alamofire.networking.task.complete.assetpath"
+    /// The failed attempt of `taskWillRetry` (1 for the first).
+    public static let retryAttempt = "com.alamofire.networking.task.retry.attempt"
+    /// Seconds `taskWillRetry` waits before the next attempt.
+    public static let retryDelay = "com.alamofire.networking.task.retry.delay"
+    /// The error response `taskWillRetry` retries, if the attempt ended with one.
+    public static let retriedResponse = "com.alamofire.networking.task.retry.response"
     /// The task's `TaskMetrics`. AFNetworking: `AFNetworkingTaskDidCompleteSessionTaskMetrics`.
     public static let metrics = "com.alamofire.networking.complete.sessiontaskmetrics"
 }

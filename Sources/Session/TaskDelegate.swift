@@ -71,6 +71,7 @@ final class TaskDelegate: @unchecked Sendable {
         var limits: ResponseLimits
         var totalTimeout: TimeInterval?
         var clientIdentity: ClientIdentity?
+        var interceptor: (any RequestInterceptor)?
 
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {
@@ -91,6 +92,8 @@ final class TaskDelegate: @unchecked Sendable {
     let uploadProgress = Progress(totalUnitCount: 0)
     let downloadProgress = Progress(totalUnitCount: 0)
     let taskStart = Date()
+    /// The manager's event monitors when the task was created.
+    let monitors: [any EventMonitor]
     private let handlers: Handlers
     /// Serial, so that progress reaches the handlers in order and before the completion;
     /// it targets the manager's completion queue, or its processing queue when there is none.
@@ -104,7 +107,8 @@ final class TaskDelegate: @unchecked Sendable {
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
         session: URLSession, isCarriedByLibcurl: Bool, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
-        processingQueue: DispatchQueue, limits: ResponseLimits, totalTimeout: TimeInterval?
+        processingQueue: DispatchQueue, limits: ResponseLimits, totalTimeout: TimeInterval?,
+        interceptor: (any RequestInterceptor)?, monitors: [any EventMonitor]
     ) {
         self.task = task
         self.kind = kind
@@ -118,7 +122,8 @@ final class TaskDelegate: @unchecked Sendable {
         deliveryQueue = DispatchQueue(label: "AFNetworking.task", target: completionQueue ?? processingQueue)
         hasCompletionQueue = completionQueue != nil
         self.completionGroup = completionGroup
-        state = Locked(State(writer: writer, limits: limits, totalTimeout: totalTimeout))
+        self.monitors = monitors
+        state = Locked(State(writer: writer, limits: limits, totalTimeout: totalTimeout, interceptor: interceptor))
         downloadProgress.completedUnitCount = writer?.resumeOffset ?? 0
         for progress in [uploadProgress, downloadProgress] {
             progress.isCancellable = true
@@ -153,6 +158,7 @@ final class TaskDelegate: @unchecked Sendable {
             return false
         }
         if failed { task.cancel() }
+        if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
         let offset = state.withLock { $0.writer?.bytesInFile ?? 0 }
         let expected = response.expectedContentLength
         downloadProgress.totalUnitCount = expected >= 0 ? expected + offset : -1
@@ -252,6 +258,12 @@ final class TaskDelegate: @unchecked Sendable {
         set { state.withLock { $0.clientIdentity = newValue } }
     }
 
+    /// The task's interceptors; `setInterceptor(_:for:)` adds one before it runs.
+    var interceptor: (any RequestInterceptor)? {
+        get { state.withLock { $0.interceptor } }
+        set { state.withLock { $0.interceptor = newValue } }
+    }
+
     /// The libcurl transport stopped the response for exceeding `limit`.
     func didExceed(_ limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?) {
         state.withLock { $0.record(.failed(SessionError.responseLimitExceeded(limit: limit, declaredLength: declaredLength, response: response))) }
@@ -306,6 +318,9 @@ final class TaskDelegate: @unchecked Sendable {
         // Before the completion is scheduled, as URLSession reports metrics before completing: a
         // completion handler may read what the metrics override stored.
         manager.override(\.taskDidFinishCollectingMetrics)?(session, task, metrics)
+        if !monitors.isEmpty {
+            monitors.notify { [task] in $0.task(task, didCompleteWith: response, error: error, metrics: metrics) }
+        }
         let group = completionGroup
         group.enter()
         let data = snapshot.data

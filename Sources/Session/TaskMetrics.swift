@@ -26,6 +26,10 @@ public struct TaskMetrics: Sendable, Equatable {
     /// `URLSessionTaskTransactionMetrics.networkProtocolName`.
     public var networkProtocolName: String? { transactionMetrics.last?.networkProtocolName }
 
+    /// How many attempts the task made: more than 1 after retries (`RequestInterceptor`). 1 on
+    /// URLSession's own protocol.
+    public var attemptCount: Int { transactionMetrics.last?.attempt ?? 1 }
+
     /// Seconds from `taskStart` to `taskEnd`.
     public var duration: TimeInterval { taskEnd.timeIntervalSince(taskStart) }
 }

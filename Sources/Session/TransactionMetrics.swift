@@ -8,6 +8,9 @@ import Foundation
 public struct TransactionMetrics: Sendable, Equatable {
     /// The URL requested.
     public var url: URL?
+    /// The attempt this exchange belongs to: 1 for the first, more after retries
+    /// (`RequestInterceptor`).
+    public var attempt = 1
     /// When the transport started the request.
     public var fetchStartDate: Date
     /// When the host name lookup started and ended.

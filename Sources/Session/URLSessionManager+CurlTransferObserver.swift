@@ -42,7 +42,20 @@ extension URLSessionManager: CurlTransferObserver {
 
     package func transferOptions(of task: URLSessionTask) -> CurlTaskOptions? {
         table.delegate(for: task).map { CurlTaskOptions(
-            limits: $0.limits, isDownload: $0.kind == .download, totalTimeout: $0.totalTimeout, clientIdentity: $0.clientIdentity)  }
+            limits: $0.limits, isDownload: $0.kind == .download, totalTimeout: $0.totalTimeout, clientIdentity: $0.clientIdentity,
+            interceptor: $0.interceptor, reportsAttempts: !$0.monitors.isEmpty) }
+    }
+
+    package func curlTask(_ task: URLSessionTask, willSend request: URLRequest, attempt: Int) {
+        table.delegate(for: task)?.monitors.notify { $0.task(task, willSend: request, attempt: attempt) }
+    }
+
+    package func curlTask(_ task: URLSessionTask, willRetry context: RetryContext, after delay: TimeInterval) {
+        table.delegate(for: task)?.monitors.notify { $0.task(task, willRetry: context, after: delay) }
+        var userInfo: [String: Any] = [SessionNotificationKey.retryAttempt: context.attempt, SessionNotificationKey.retryDelay: delay]
+        userInfo[SessionNotificationKey.error] = context.error
+        userInfo[SessionNotificationKey.retriedResponse] = context.response
+        post(.taskWillRetry, task: task, userInfo: userInfo)
     }
 
     package func curlTask(_ task: URLSessionTask, exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?) {

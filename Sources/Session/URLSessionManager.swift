@@ -52,6 +52,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var curlTransport: CurlTransport?
         var receiveWindowLimit = CurlReceiveWindow.defaultLimit
         var connection = ConnectionSettings()
+        var interceptor: (any RequestInterceptor)?
     }
 
     private struct Configuration {
@@ -60,6 +61,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var completionGroup = DispatchGroup()
         var credential: URLCredential?
         var responseLimits = ResponseLimits.default
+        var eventMonitors: [any EventMonitor] = []
     }
 
     /// How many redirects a task follows at most, on either transport (URLSession's limit on
@@ -234,6 +236,33 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     public var httpVersion: HTTPVersion {
         get { creation.withLock { $0.connection.httpVersion } }
         set { setTransportSetting(\.connection.httpVersion, to: newValue) }
+    }
+
+    /// Adapts and retries the requests of tasks created from now on (`RequestInterceptor`):
+    /// `RetryPolicy`, an `Authenticator`, your own, or an `InterceptorChain` of them. Default
+    /// `nil`: every task makes one attempt. A task made with an interceptor is one task to its
+    /// caller however many attempts it takes: one completion, progress that never runs
+    /// backwards, each attempt in `TaskMetrics.transactionMetrics`, a
+    /// `Notification.Name.taskWillRetry` before each retry; cancelling it cancels the wait
+    /// before a retry and the attempt in flight. Interceptors need the libcurl transport, which
+    /// a manager on `.urlSession` then uses. Beyond AFNetworking.
+    public var interceptor: (any RequestInterceptor)? {
+        get { creation.withLock { $0.interceptor } }
+        set { creation.withLock { $0.interceptor = newValue } }
+    }
+
+    /// Adds `interceptor` to `task`, a task of this manager not yet resumed and carried by
+    /// libcurl; it runs after the manager's own interceptor.
+    public func setInterceptor(_ interceptor: any RequestInterceptor, for task: URLSessionTask) {
+        guard let delegate = table.delegate(for: task) else { return }
+        delegate.interceptor = delegate.interceptor.map { InterceptorChain([$0, interceptor]) } ?? interceptor
+    }
+
+    /// Hear every task's events from now on (`EventMonitor`), such as a `RequestLogger`.
+    /// Default none.
+    public var eventMonitors: [any EventMonitor] {
+        get { configuration.withLock { $0.eventMonitors } }
+        set { configuration.withLock { $0.eventMonitors = newValue } }
     }
 
     /// Replaces the client identity of `task`, a task of this manager not yet resumed and
@@ -451,22 +480,25 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             } else {
                 session.dataTask(with: prepared)
             }
-            table.insert(TaskDelegate(
+            let delegate = TaskDelegate(
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
                 bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
                 session: session, isCarriedByLibcurl: curlTransport != nil, completionQueue: configuration.completionQueue,
                 completionGroup: configuration.completionGroup, processingQueue: processingQueue,
-                limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource), keepingAlive: self)
+                limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
+                interceptor: curlTransport == nil ? nil : state.interceptor, monitors: configuration.eventMonitors)
+            table.insert(delegate, keepingAlive: self)
             curlTransport?.carry(task)
+            if !delegate.monitors.isEmpty { delegate.monitors.notify { [request] in $0.taskCreated(task, request: request) } }
             return task
         }
     }
 
     /// Whether tasks go through libcurl under `state`: on the libcurl transport when it can be
     /// loaded (otherwise URLSession's own protocol carries them), and always for a policy that
-    /// needs enforcement, a Unix domain socket or a client identity.
+    /// needs enforcement, a Unix domain socket, a client identity or an interceptor.
     private func carriesLibcurl(_ state: Creation) -> Bool {
-        state.securityPolicy.needsEnforcement || state.connection.needsLibcurl
+        state.securityPolicy.needsEnforcement || state.connection.needsLibcurl || state.interceptor != nil
             || (transport == .libcurl && CurlTransport.unavailable == nil)
     }
 

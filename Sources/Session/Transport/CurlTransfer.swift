@@ -30,6 +30,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var receiveBufferSize: Int { isDownload ? 128 * 1024 : 64 * 1024 }
 
     private var request: URLRequest
+    /// The request URLSession started the task with: each attempt starts from it.
+    private let originalRequest: URLRequest
     private var urlProtocol: CurlURLProtocol?
     private let transport: CurlTransport
     private var easy: UnsafeMutableRawPointer?
@@ -73,6 +75,20 @@ final class CurlTransfer: @unchecked Sendable {
     /// The last byte received or sent; the idle timer compares it with the idle timeout.
     private var lastActivity = DispatchTime.now()
     private var idleTimer: DispatchSourceTimer?
+    /// The task's interceptors (`nil`: every attempt is the only one), the attempt running, and
+    /// what runs between attempts: the interceptors' work, or the wait before a retry.
+    private var interceptor: (any RequestInterceptor)?
+    private var reportsAttempts = false
+    private var attempt = 1
+    private var interceptorWork: Task<Void, Never>?
+    private var retryTimer: DispatchSourceTimer?
+    /// The attempt's error response held back while the interceptors decide, and its body.
+    private var heldResponse: HTTPURLResponse?
+    private var heldBody = Data()
+    /// Whether any byte of a response arrived in the attempt, and whether its last hop went on
+    /// a reused connection.
+    private var receivedResponseBytes = false
+    private var hopReusedConnection = false
     private lazy var window = CurlReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
         guard let self else { return }
         transport.resumeReading(self)
@@ -80,6 +96,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(request: URLRequest, urlProtocol: CurlURLProtocol, transport: CurlTransport) {
         self.request = request
+        originalRequest = request
         self.urlProtocol = urlProtocol
         self.transport = transport
         body = Self.body(of: request, previous: .none)
@@ -92,6 +109,8 @@ final class CurlTransfer: @unchecked Sendable {
                 isDownload = options.isDownload
                 timeouts.total = options.totalTimeout
                 if let identity = options.clientIdentity { clientIdentity = identity }
+                interceptor = options.interceptor
+                reportsAttempts = options.reportsAttempts
             }
         }
     }
@@ -115,6 +134,120 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private var task: URLSessionTask? { urlProtocol?.task }
+
+    // MARK: Attempts
+
+    /// Starts the current attempt: adapted by the interceptors first, when the task has any.
+    func beginAttempt() {
+        guard let interceptor else { return startAttempt() }
+        let (request, attempt) = (originalRequest, attempt)
+        interceptorWork = Task { [weak self, transport] in
+            let adapted: Result<URLRequest, any Error>
+            do {
+                adapted = .success(try await interceptor.adapt(request, attempt: attempt))
+            } catch {
+                adapted = .failure(error)
+            }
+            guard !Task.isCancelled else { return }
+            transport.runOnWorkQueue { [weak self] in self?.adapted(adapted) }
+        }
+    }
+
+    /// On the work queue: the interceptors adapted the attempt's request, or failed the task.
+    private func adapted(_ adapted: Result<URLRequest, any Error>) {
+        guard !state.isEnded else { return }
+        switch adapted {
+        case .success(let adapted):
+            request = adapted
+            body = Self.body(of: adapted, previous: body)
+            startAttempt()
+        case .failure(let error):
+            fail(error)
+        }
+    }
+
+    private func startAttempt() {
+        if reportsAttempts, let task { transport.observer?.curlTask(task, willSend: request, attempt: attempt) }
+        guard let easy = makeHandle() else { return }
+        transport.startNextHop(self, easy: easy)
+    }
+
+    /// Whether the request body can be sent again: not a stream already read.
+    private var canReplayBody: Bool {
+        if case .stream(_, consumed: true) = body { return false }
+        return true
+    }
+
+    /// On the work queue: the attempt failed with `error`, or ended with a held response (and
+    /// `error` when its body was cut); asks the interceptors.
+    private func considerRetry(error: URLError?) {
+        guard let interceptor else { return conclude(error: error) }
+        let context = RetryContext(
+            request: request, response: heldResponse, body: heldBody, error: error, attempt: attempt,
+            receivedResponseBytes: receivedResponseBytes, isReusedConnection: hopReusedConnection, canReplayBody: canReplayBody,
+            elapsed: Self.seconds(from: transferStart))
+        interceptorWork = Task { [weak self, transport] in
+            let decision = await interceptor.retry(context)
+            guard !Task.isCancelled else { return }
+            transport.runOnWorkQueue { [weak self] in self?.decided(decision, error: error, context: context) }
+        }
+    }
+
+    /// On the work queue: the interceptors decided on the failed attempt.
+    private func decided(_ decision: RetryDecision, error: URLError?, context: RetryContext) {
+        var decision = decision
+        if decision.retries, !canReplayBody {
+            decision = error.map { .fail(RetryError.bodyCannotBeReplayed(underlying: $0)) } ?? .doNotRetry
+        }
+        guard state.decided(retry: decision.retries) else { return }
+        switch decision {
+        case .retry, .retryAfter:
+            let delay = if case .retryAfter(let delay) = decision { delay } else { 0.0 }
+            if let task { transport.observer?.curlTask(task, willRetry: context, after: delay) }
+            attempt += 1
+            heldResponse = nil
+            heldBody = Data()
+            retryTimer = transport.run(after: delay) { [weak self] in self?.beginAttempt() }
+        case .doNotRetry:
+            conclude(error: error)
+        case .fail(let failure):
+            tellClient(failure)
+        }
+    }
+
+    /// The attempt's own outcome goes to the client: its held response and body, then the end
+    /// (or `error`, when the body was cut), or else `error`.
+    private func conclude(error: URLError?) {
+        state.ended()
+        guard let urlProtocol else { return }
+        if let heldResponse {
+            urlProtocol.client?.urlProtocol(urlProtocol, didReceive: heldResponse, cacheStoragePolicy: .notAllowed)
+            if !heldBody.isEmpty { urlProtocol.client?.urlProtocol(urlProtocol, didLoad: heldBody) }
+            self.heldBody = Data()
+            if error == nil { urlProtocol.client?.urlProtocolDidFinishLoading(urlProtocol) }
+        }
+        if let error { urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error) }
+        self.urlProtocol = nil
+    }
+
+    /// Tells the client the task failed with `error`, after a decision.
+    private func tellClient(_ error: any Error) {
+        state.ended()
+        guard let urlProtocol else { return }
+        urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error)
+        self.urlProtocol = nil
+    }
+
+    /// The held response's body passed `RetryContext.maximumHeldBodyLength`: it goes to the
+    /// client after all, with what was held, and the rest streams.
+    private func releaseHeldResponse() {
+        guard let heldResponse, let urlProtocol else { return }
+        state.releaseHeld()
+        urlProtocol.client?.urlProtocol(urlProtocol, didReceive: heldResponse, cacheStoragePolicy: .notAllowed)
+        urlProtocol.client?.urlProtocol(urlProtocol, didLoad: heldBody)
+        self.heldResponse = nil
+        heldBody = Data()
+    }
 
     // MARK: Lifecycle
 
@@ -140,6 +273,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         self.easy = easy
         state.handleStarted()
+        receivedResponseBytes = false
         headerLines = []
         response = nil
         receivedBodyBytes = 0
@@ -242,7 +376,12 @@ final class CurlTransfer: @unchecked Sendable {
         }
         transport.remove(easy)
         releaseHandle()
-        fail(timeouts.error(.idle, url: request.url))
+        let error = timeouts.error(.idle, url: request.url)
+        switch state.attemptFailed(retriable: interceptor != nil) {
+        case .tellClient: tellClient(error)
+        case .considerRetry: considerRetry(error: error)
+        case .nothing: break
+        }
     }
 
     private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer) {
@@ -285,7 +424,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// The handle finished with `curlCode` and was removed from the multi handle.
     func finish(curlCode: Int32) {
         if let easy, let task {
-            let metrics = CurlTransactionInfo(reading: easy).metrics(url: request.url, fetchStart: hopFetchStart, requestEnd: hopRequestEnd, tls: hopTLS)
+            var metrics = CurlTransactionInfo(reading: easy).metrics(url: request.url, fetchStart: hopFetchStart, requestEnd: hopRequestEnd, tls: hopTLS)
+            metrics.attempt = attempt
+            hopReusedConnection = metrics.isReusedConnection
             transport.observer?.curlTask(task, didFinish: metrics)
         }
         if curlCode != CurlCode.ok, proxyFailure == nil, let hopProxy, let easy {
@@ -294,7 +435,7 @@ final class CurlTransfer: @unchecked Sendable {
             proxyFailure = ProxyError.classify(curlCode: curlCode, message: String(cString: errorBuffer), connectStatus: connectStatus, proxy: hopProxy, originEvaluated: evaluation != nil)
         }
         releaseHandle()
-        switch state.hopFinished(curlCode: curlCode) {
+        switch state.hopFinished(curlCode: curlCode, retriable: interceptor != nil) {
         case .startNextHop(let next):
             request = next
             body = Self.body(of: next, previous: body)
@@ -310,18 +451,23 @@ final class CurlTransfer: @unchecked Sendable {
             self.urlProtocol = nil
         case .failWithoutResponse:
             guard let urlProtocol else { return }
-            var userInfo = failingURLInfo(request.url)
-            userInfo[NSLocalizedDescriptionKey] = "The connection closed before the end of the response's head"
-            urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: URLError(.networkConnectionLost, userInfo: userInfo))
+            urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: connectionClosedInHead())
             self.urlProtocol = nil
+        case .considerRetry(let curlCode):
+            considerRetry(error: curlCode != CurlCode.ok ? error(for: curlCode)
+                : heldResponse == nil ? connectionClosedInHead() : nil)
         case .nothing:
             break
         }
     }
 
-    /// The task was cancelled: stop without calling the client again.
+    /// The task was cancelled: stop without calling the client again, nor the interceptors.
     func cancel() {
         state.cancelled()
+        interceptorWork?.cancel()
+        interceptorWork = nil
+        retryTimer?.cancel()
+        retryTimer = nil
         if let easy { transport.remove(easy) }
         releaseHandle()
         urlProtocol = nil
@@ -343,6 +489,12 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     // MARK: Errors
+
+    private func connectionClosedInHead() -> URLError {
+        var userInfo = failingURLInfo(request.url)
+        userInfo[NSLocalizedDescriptionKey] = "The connection closed before the end of the response's head"
+        return URLError(.networkConnectionLost, userInfo: userInfo)
+    }
 
     private func failingURLInfo(_ url: URL?) -> [String: Any] {
         guard let url else { return [:] }
@@ -402,6 +554,11 @@ final class CurlTransfer: @unchecked Sendable {
             if let limit = limits.sizeLimit(isDownload: isDownload), response.expectedContentLength > limit.bytes {
                 exceeded(limit.limit)
                 return false
+            }
+            if interceptor != nil, response.statusCode >= 400 {
+                state.hold()
+                heldResponse = response
+                return true
             }
             state.deliveredResponse()
             urlProtocol.client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
@@ -472,6 +629,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard let bytes else { return length }
         let transfer = transfer(context)
         transfer.lastActivity = .now()
+        transfer.receivedResponseBytes = true
         // The line end goes as bytes: Foundation's trimming, through NSString, cost a quarter
         // of a small request's instructions (callgrind, BENCHMARKS.md).
         var end = length
@@ -493,6 +651,7 @@ final class CurlTransfer: @unchecked Sendable {
         let length = size * count
         let transfer = transfer(context)
         transfer.lastActivity = .now()
+        if transfer.state.isHolding, let bytes, length > 0 { return transfer.hold(bytes, count: length) }
         guard transfer.state.deliversToClient, let urlProtocol = transfer.urlProtocol, let bytes, length > 0 else { return length }
         guard transfer.window.admit(length) else { return CurlSocket.writeFunctionPause }
         if let limit = transfer.admitBody(length) {
@@ -501,6 +660,17 @@ final class CurlTransfer: @unchecked Sendable {
         }
         urlProtocol.client?.urlProtocol(urlProtocol, didLoad: Data(bytes: bytes, count: length))
         return length
+    }
+
+    /// Keeps a chunk of a held error response; past the hold's limit, releases the response.
+    private func hold(_ bytes: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        if let limit = admitBody(count) {
+            exceeded(limit)
+            return 0
+        }
+        heldBody.append(UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
+        if heldBody.count > RetryContext.maximumHeldBodyLength { releaseHeldResponse() }
+        return count
     }
 
     /// Reading resumes after the window paused it; on the work queue.

@@ -17,6 +17,10 @@ package struct CurlTaskOptions: Sendable {
     package var totalTimeout: TimeInterval?
     /// The task's own client identity, over the transport's.
     package var clientIdentity: ClientIdentity?
+    /// The task's interceptors, the manager's first; `nil` for none.
+    package var interceptor: (any RequestInterceptor)?
+    /// Whether the manager wants to hear of each attempt (`curlTask(_:willSend:attempt:)`).
+    package var reportsAttempts: Bool
 }
 
 package protocol CurlTransferObserver: AnyObject, Sendable {
@@ -34,6 +38,11 @@ package protocol CurlTransferObserver: AnyObject, Sendable {
     func curlTask(_ task: URLSessionTask, didFinish transaction: TransactionMetrics)
     /// What the manager asks of `task`'s transfer, read when it starts.
     func transferOptions(of task: URLSessionTask) -> CurlTaskOptions?
+    /// Attempt `attempt` of `task` is about to send `request` (adapted); only when the task's
+    /// options ask for it.
+    func curlTask(_ task: URLSessionTask, willSend request: URLRequest, attempt: Int)
+    /// The interceptors decided to retry the failed attempt `context` describes after `delay`.
+    func curlTask(_ task: URLSessionTask, willRetry context: RetryContext, after delay: TimeInterval)
     /// The transport stopped `task`'s response for exceeding `limit`.
     func curlTask(_ task: URLSessionTask, exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?)
 }

@@ -124,8 +124,7 @@ package final class CurlTransport: @unchecked Sendable {
             if queue == nil { queue = WorkQueue(pointer: afn_dispatch_current_queue()) }
         }
         assertOnWorkQueue()
-        guard let easy = transfer.makeHandle() else { return }
-        startNextHop(transfer, easy: easy)
+        transfer.beginAttempt()
     }
 
     /// Adds the next request (redirect or authentication) of a running transfer.
@@ -142,15 +141,29 @@ package final class CurlTransport: @unchecked Sendable {
         transfers[easy] = nil
     }
 
-    /// Resumes reading for `transfer`, paused by its receive window; from any thread. One hop
-    /// through the event queue, so that the consumer never waits for the work queue.
+    /// Resumes reading for `transfer`, paused by its receive window; from any thread.
     func resumeReading(_ transfer: CurlTransfer) {
+        runOnWorkQueue { transfer.resumeReading() }
+    }
+
+    /// Runs `body` on the work queue; from any thread. One hop through the event queue, so that
+    /// the caller never waits for the work queue.
+    func runOnWorkQueue(_ body: @escaping @Sendable () -> Void) {
         eventQueue.async { [weak self] in
             self?.perform { [self] in
-                transfer.resumeReading()
+                body()
                 self?.finishDoneTransfers()
             }
         }
+    }
+
+    /// Runs `body` on the work queue after `delay` seconds (at once for 0), unless the returned
+    /// timer is cancelled first; from any thread.
+    func run(after delay: TimeInterval, _ body: @escaping () -> Void) -> DispatchSourceTimer {
+        let timer = makeTimer(body)
+        timer.schedule(deadline: .now() + max(0, delay))
+        timer.resume()
+        return timer
     }
 
     /// A one-shot timer on the event queue that runs `body` on the work queue; the caller
