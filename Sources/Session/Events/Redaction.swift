@@ -8,6 +8,7 @@ import FoundationNetworking
 public struct Redaction: Sendable, Equatable {
     /// What a redacted value is replaced with.
     public static let placeholder = "<redacted>"
+    private static let encodedPlaceholder = "%3Credacted%3E"
 
     /// Headers whose values are hidden, compared case-insensitively. Default: `Authorization`,
     /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, `Api-Key`, `X-Auth-Token`.
@@ -32,12 +33,13 @@ public struct Redaction: Sendable, Equatable {
     /// `url` with the values of secret query parameters (and any password) replaced.
     public func url(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
-        if components.password != nil { components.password = Self.placeholder }
+        // Set percent-encoded: Foundation traps on a percent-encoded value with `<` in it.
+        if components.password != nil { components.percentEncodedPassword = Self.encodedPlaceholder }
         if let items = components.percentEncodedQueryItems {
             components.percentEncodedQueryItems = items.map { item in
                 let name = item.name.lowercased()
                 guard item.value != nil, queryNameFragments.contains(where: { name.contains($0) }) else { return item }
-                return URLQueryItem(name: item.name, value: Self.placeholder)
+                return URLQueryItem(name: item.name, value: Self.encodedPlaceholder)
             }
         }
         return components.string ?? url.absoluteString
