@@ -305,7 +305,7 @@ final class TaskDelegate: @unchecked Sendable {
         }
         guard let snapshot else { return nil }
         let response = (task.response as? HTTPURLResponse) ?? snapshot.response
-        let error = snapshot.failure.map { $0.error(response: response) } ?? urlSessionError
+        var outcome = snapshot.failure.map { $0.error(response: response) } ?? urlSessionError
         let metrics = TaskMetrics(
             taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
             countOfRequestBodyBytesSent: max(snapshot.bytesSent, task.countOfBytesSent),
@@ -313,10 +313,13 @@ final class TaskDelegate: @unchecked Sendable {
             transactionMetrics: snapshot.transactions)
         if let writer = snapshot.writer {
             writer.close()
-            if error != nil { finishFailedDownload(writer, response: response, handler: snapshot.resumeDataHandler) }
+            if let failure = outcome {
+                outcome = finishFailedDownload(writer, response: response, error: failure, handler: snapshot.resumeDataHandler, manager: manager)
+            }
         }
         // Before the completion is scheduled, as URLSession reports metrics before completing: a
         // completion handler may read what the metrics override stored.
+        let error = outcome
         manager.override(\.taskDidFinishCollectingMetrics)?(session, task, metrics)
         if !monitors.isEmpty {
             monitors.notify { [task] in $0.task(task, didCompleteWith: response, error: error, metrics: metrics) }
@@ -345,18 +348,30 @@ final class TaskDelegate: @unchecked Sendable {
         return Completed(error: error)
     }
 
-    /// Keeps the partial file as resume data when it was asked for and can be validated;
-    /// deletes it otherwise.
-    private func finishFailedDownload(_ writer: DownloadWriter, response: HTTPURLResponse?, handler: (@Sendable (Data?) -> Void)?) {
-        guard let handler else {
-            writer.discard()
-            return
+    /// Keeps the partial file as resume data when it was asked for and can be validated, or
+    /// when the transfer failed after bytes of a successful response arrived (then the error
+    /// carries the resume data, as on Apple platforms, and the manager removes the file unless
+    /// it is resumed); deletes it otherwise. Returns the error the task completes with.
+    private func finishFailedDownload(
+        _ writer: DownloadWriter, response: HTTPURLResponse?, error: any Error, handler: (@Sendable (Data?) -> Void)?,
+        manager: URLSessionManager
+    ) -> any Error {
+        let request = Self.withoutRangeHeaders(task.originalRequest ?? task.currentRequest ?? URLRequest(url: URL(fileURLWithPath: "/")))
+        let resume = ResumeData(request: request, response: response, partialFile: writer.fileURL, bytesReceived: writer.bytesInFile)
+        if let handler {
+            if resume == nil { writer.discard() }
+            deliveryQueue.async { handler(resume?.encoded) }
+            return error
         }
-        let request = task.originalRequest ?? task.currentRequest ?? URLRequest(url: URL(fileURLWithPath: "/"))
-        let resume = ResumeData(request: Self.withoutRangeHeaders(request), response: response,
-                                partialFile: writer.fileURL, bytesReceived: writer.bytesInFile)
-        if resume == nil { writer.discard() }
-        deliveryQueue.async { handler(resume?.encoded) }
+        guard let urlError = error as? URLError, urlError.code != .cancelled, let resume,
+              let status = response?.statusCode, (200..<300).contains(status) else {
+            writer.discard()
+            return error
+        }
+        manager.keepUntilResumed(writer.fileURL)
+        var userInfo = urlError.userInfo
+        userInfo[NSURLSessionDownloadTaskResumeData] = resume.encoded
+        return URLError(urlError.code, userInfo: userInfo)
     }
 
     private static func withoutRangeHeaders(_ request: URLRequest) -> URLRequest {

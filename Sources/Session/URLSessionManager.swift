@@ -79,6 +79,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     private let creation = Locked(Creation())
     private let configuration = Locked(Configuration())
     private let overridesState = Locked(SessionDelegateOverrides())
+    /// Partial files of failed downloads whose errors carry resume data, until resumed.
+    private let unresumedPartialFiles = Locked<Set<URL>>([])
 
     /// A manager with `configuration`, or by default `.default` without a `URLCache`: every
     /// data task otherwise pays for a cache lookup (a directory listing under `~/.cache` on
@@ -101,6 +103,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// connections, goes with `creation`.
     deinit {
         creation.withLock { $0.session }?.finishTasksAndInvalidate()
+        removeUnresumedPartialFiles()
     }
 
     // MARK: Configuration
@@ -366,7 +369,12 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// Downloads the body of `request` to the URL `destination` returns. The body is written
     /// to a file of the manager's own and moved atomically when the task succeeds; it is
-    /// deleted on failure or cancellation (unless resume data was asked for). The completion's
+    /// deleted on failure or cancellation, unless resume data was asked for, or the transfer
+    /// failed after receiving bytes of a resource that can be resumed (an `ETag` or
+    /// `Last-Modified`): then the error, a `URLError`, carries resume data
+    /// (`downloadTaskResumeData`, `userInfo[NSURLSessionDownloadTaskResumeData]`), as on Apple
+    /// platforms, and the partial file stays until it is resumed or the session invalidated or
+    /// the manager freed. The completion's
     /// object is the destination URL. AFNetworking: `downloadTaskWithRequest:progress:destination:completionHandler:`.
     public func downloadTask(
         with request: URLRequest, credential: URLCredential? = nil, progress: ProgressHandler? = nil,
@@ -385,6 +393,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         destination: DownloadDestination? = nil, options: DownloadOptions = [], completionHandler: CompletionHandler? = nil
     ) throws -> URLSessionTask {
         let resume = try ResumeData(decoding: resumeData)
+        _ = unresumedPartialFiles.withLock { $0.remove(URL(fileURLWithPath: resume.partialFilePath)) }
         let writer = DownloadWriter(resumingFile: URL(fileURLWithPath: resume.partialFilePath), resumeOffset: resume.bytesReceived)
         return try makeDownloadTask(request: resume.continuationRequest, writer: writer, credential: credential, progress: progress,
                                     destination: destination, options: options, completion: Self.taskCompletion(completionHandler))
@@ -419,7 +428,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     // MARK: Invalidation
 
     /// Invalidates the session: cancelling its tasks (they complete with `URLError.cancelled`)
-    /// or letting them finish. Without `resetSession`, creating a task afterwards throws
+    /// or letting them finish. Partial files of failed downloads not resumed yet are removed
+    /// (their resume data no longer works). Without `resetSession`, creating a task afterwards throws
     /// `SessionError.sessionInvalidated`; with it, the next task gets a new session.
     /// AFNetworking: `invalidateSessionCancelingTasks:resetSession:`.
     public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) {
@@ -430,8 +440,21 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             state.acceptsTasks = resetSession
             return session
         }
+        removeUnresumedPartialFiles()
         guard let session else { return }
         if cancelingTasks { session.invalidateAndCancel() } else { session.finishTasksAndInvalidate() }
+    }
+
+    /// Keeps the partial file of a failed download whose error carries resume data, until it
+    /// is resumed, the session invalidated or the manager freed.
+    func keepUntilResumed(_ partialFile: URL) {
+        _ = unresumedPartialFiles.withLock { $0.insert(partialFile) }
+    }
+
+    private func removeUnresumedPartialFiles() {
+        for file in unresumedPartialFiles.withLock({ files in defer { files = [] }; return files }) {
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     // MARK: Internals

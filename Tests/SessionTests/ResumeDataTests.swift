@@ -81,6 +81,56 @@ final class ResumeDataTests: XCTestCase {
         XCTAssertEqual(progress.last?.totalUnitCount, 102_400)
     }
 
+    /// Downloads the fault server's resource that is cut after 40%; returns the failure.
+    private func failedCutDownload(_ id: Int, manager: URLSessionManager) throws -> URLError {
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(with: URLRequest(url: try FaultServer.url("/cut/100000?id=\(id)")),
+                                                    destination: { _, _ in XCTFail("not finished"); return URL(fileURLWithPath: "/") },
+                                                    completionHandler: handler))
+        }
+        return try XCTUnwrap(result.error as? URLError, "\(String(describing: result.error))")
+    }
+
+    func testADownloadCutAfterFortyPercentResumesFromItsErrorsResumeDataToAnIdenticalFile() throws {
+        let manager = makeManager()
+        let id = FaultServer.uniqueID()
+        let failure = try failedCutDownload(id, manager: manager)
+        // URLSession's own protocol reports a reset as `.unknown`.
+        XCTAssertEqual(failure.code, HTTPTransport.underTest == .urlSession ? .unknown : .networkConnectionLost)
+        let resumeData = try XCTUnwrap(failure.downloadTaskResumeData)
+        XCTAssertEqual(failure.userInfo[NSURLSessionDownloadTaskResumeData] as? Data, resumeData)
+        XCTAssertEqual(try ResumeData(decoding: resumeData).bytesReceived, 40_000)
+        let destination = directory.url.appendingPathComponent("cut.bin")
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(withResumeData: resumeData, destination: { _, _ in destination }, completionHandler: handler))
+        }
+        XCTAssertNil(result.error)
+        XCTAssertEqual(try Data(contentsOf: destination), Data((0..<100_000).map { UInt8($0 % 256) }))
+        XCTAssertEqual(try FaultServer.log(id).map(\.range), [nil, "bytes=40000-"], "only the remaining range was asked for")
+    }
+
+    func testAPartialFileNobodyResumedIsRemovedWhenTheSessionIsInvalidated() throws {
+        let manager = makeManager()
+        let failure = try failedCutDownload(FaultServer.uniqueID(), manager: manager)
+        let partial = try ResumeData(decoding: try XCTUnwrap(failure.downloadTaskResumeData)).partialFilePath
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial))
+        manager.invalidateSession(cancelingTasks: false)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partial))
+    }
+
+    func testAPartialFileNobodyResumedIsRemovedWhenTheManagerIsFreed() throws {
+        var manager: URLSessionManager? = URLSessionManager(transport: .underTest)
+        let failure = try failedCutDownload(FaultServer.uniqueID(), manager: manager!)
+        let partial = try ResumeData(decoding: try XCTUnwrap(failure.downloadTaskResumeData)).partialFilePath
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial))
+        weak let freed = manager
+        manager = nil
+        let deadline = Date().addingTimeInterval(5)
+        while freed != nil, Date() < deadline { usleep(10_000) }
+        XCTAssertNil(freed)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partial))
+    }
+
     func testResumeFallsBackToAFullDownloadWhenTheServerIgnoresRanges() throws {
         let manager = makeManager()
         let path = "/bytes/5000?seed=7"
