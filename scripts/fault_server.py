@@ -37,7 +37,7 @@ GET /protected/<id>  200 with {"ok": true} for "Authorization: Bearer <current t
                      401 with WWW-Authenticate: Bearer otherwise.
 GET /cut/<n>?id=<id> a resource of n bytes with an ETag and Accept-Ranges: without Range, the
                      head and 40% of the body, then a reset; with "Range: bytes=k-", 206 and the
-                     rest.
+                     rest (unless ?ranges=0: then always the cut whole).
 GET /log/<id>        the requests made to <id> as JSON: method, path, and the Range,
                      Authorization and Idempotency-Key headers, with the time in seconds.
 GET /blackhole-port/0  the port of a listening socket whose accept queue is full: a connection
@@ -137,11 +137,11 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self._json(401, {"error": 401}, [("WWW-Authenticate", 'Bearer realm="fault"')])
         elif kind == "cut":
-            self._cut(int(key), query.get("id", ["0"])[0])
+            self._cut(int(key), query.get("id", ["0"])[0], query.get("ranges", ["1"])[0] != "0")
 
-    def _cut(self, total, key):
+    def _cut(self, total, key, ranges):
         self._record(key)
-        requested = self.headers.get("Range", "")
+        requested = self.headers.get("Range", "") if ranges else ""
         body = (PATTERN * (total // len(PATTERN) + 1))[:total]
         if requested.startswith("bytes=") and requested.endswith("-") and requested[6:-1].isdigit():
             start = int(requested[6:-1])

@@ -22,6 +22,11 @@ public struct RetryContext: Sendable {
     public var attempt: Int
     /// Whether any byte of a response arrived before a transport failure.
     public var receivedResponseBytes: Bool
+    /// Whether a retry continues the body the task already received, with a `Range` request
+    /// validated by `If-Range` (the response had a strong `ETag` or a `Last-Modified` and no
+    /// content coding); if the server then sends anything but the rest, the task fails with
+    /// `error`.
+    public var canContinue: Bool
     /// Whether the attempt went on a connection an earlier request opened (a pooled
     /// connection the server may have closed meanwhile).
     public var isReusedConnection: Bool
@@ -33,7 +38,7 @@ public struct RetryContext: Sendable {
     /// A context; the transport makes them, tests and custom policies may too.
     public init(
         request: URLRequest, response: HTTPURLResponse? = nil, body: Data = Data(), error: (any Error)? = nil, attempt: Int,
-        receivedResponseBytes: Bool = false, isReusedConnection: Bool = false, canReplayBody: Bool = true, elapsed: TimeInterval = 0
+        receivedResponseBytes: Bool = false, canContinue: Bool = false, isReusedConnection: Bool = false, canReplayBody: Bool = true, elapsed: TimeInterval = 0
     ) {
         self.request = request
         self.response = response
@@ -41,6 +46,7 @@ public struct RetryContext: Sendable {
         self.error = error
         self.attempt = attempt
         self.receivedResponseBytes = receivedResponseBytes
+        self.canContinue = canContinue
         self.isReusedConnection = isReusedConnection
         self.canReplayBody = canReplayBody
         self.elapsed = elapsed

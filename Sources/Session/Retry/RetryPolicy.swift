@@ -8,7 +8,8 @@ import FoundationNetworking
 /// told otherwise, and within a manager-wide `RetryBudget`.
 ///
 /// Retried by default: cannot connect, timed out, DNS lookup failed, not connected, a
-/// connection lost before any byte of a response, and the statuses 408, 429, 500, 502, 503
+/// connection lost before any byte of a response or where the body can continue with a range
+/// request (`RetryContext.canContinue`), and the statuses 408, 429, 500, 502, 503
 /// and 504. A pooled connection that the server had closed (lost before any response byte,
 /// on a reused connection) is retried at once for any method, outside the budget: the request
 /// never reached the server. A body that cannot be sent again (a one-shot `InputStream`)
@@ -34,7 +35,8 @@ public struct RetryPolicy: RequestInterceptor {
     public var retriesNonIdempotentRequests: Bool
     /// Response statuses retried. Default 408, 429, 500, 502, 503, 504.
     public var retryableStatusCodes: Set<Int>
-    /// Transport failures retried (`networkConnectionLost` only before any response byte).
+    /// Transport failures retried (`networkConnectionLost` only before any response byte, or
+    /// when the body can continue).
     public var retryableErrorCodes: Set<URLError.Code>
     /// Shared by every task of the policy; `nil` for no budget. Default `RetryBudget()`.
     public var budget: RetryBudget?
@@ -112,7 +114,7 @@ public struct RetryPolicy: RequestInterceptor {
     private func isRetryableFailure(_ context: RetryContext) -> Bool {
         if let response = context.response { return retryableStatusCodes.contains(response.statusCode) }
         guard let code = context.urlErrorCode, retryableErrorCodes.contains(code) else { return false }
-        return code != .networkConnectionLost || !context.receivedResponseBytes
+        return code != .networkConnectionLost || !context.receivedResponseBytes || context.canContinue
     }
 
     private func isStalePooledConnection(_ context: RetryContext) -> Bool {

@@ -89,6 +89,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// a reused connection.
     private var receivedResponseBytes = false
     private var hopReusedConnection = false
+    /// Where the next attempt continues the body already delivered, and the error that ends the
+    /// task if the server does not continue it.
+    private var continuation: (range: RangeContinuation, error: URLError)?
+    private var refusedContinuation: URLError?
     private lazy var window = CurlReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
         guard let self else { return }
         transport.resumeReading(self)
@@ -158,7 +162,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard !state.isEnded else { return }
         switch adapted {
         case .success(let adapted):
-            request = adapted
+            request = continuation.map { $0.range.request(adapted) } ?? adapted
             body = Self.body(of: adapted, previous: body)
             startAttempt()
         case .failure(let error):
@@ -178,14 +182,22 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
+    /// The continuation of the response delivered to the client, when its body was cut.
+    private var rangeContinuation: RangeContinuation? {
+        guard state.responseDelivered, let response else { return nil }
+        return RangeContinuation(response: response, delivered: decodedBodyBytes)
+    }
+
     /// On the work queue: the attempt failed with `error`, or ended with a held response (and
     /// `error` when its body was cut); asks the interceptors.
     private func considerRetry(error: URLError?) {
         guard let interceptor else { return conclude(error: error) }
+        let range = rangeContinuation
+        continuation = range.flatMap { range in error.map { (range, $0) } }
         let context = RetryContext(
             request: request, response: heldResponse, body: heldBody, error: error, attempt: attempt,
-            receivedResponseBytes: receivedResponseBytes, isReusedConnection: hopReusedConnection, canReplayBody: canReplayBody,
-            elapsed: Self.seconds(from: transferStart))
+            receivedResponseBytes: receivedResponseBytes, canContinue: range != nil, isReusedConnection: hopReusedConnection,
+            canReplayBody: canReplayBody, elapsed: Self.seconds(from: transferStart))
         interceptorWork = Task { [weak self, transport] in
             let decision = await interceptor.retry(context)
             guard !Task.isCancelled else { return }
@@ -435,7 +447,12 @@ final class CurlTransfer: @unchecked Sendable {
             proxyFailure = ProxyError.classify(curlCode: curlCode, message: String(cString: errorBuffer), connectStatus: connectStatus, proxy: hopProxy, originEvaluated: evaluation != nil)
         }
         releaseHandle()
-        switch state.hopFinished(curlCode: curlCode, retriable: interceptor != nil) {
+        if let refusedContinuation {
+            // The server sent something other than the rest: the body delivered cannot go on.
+            return tellClient(refusedContinuation)
+        }
+        let canContinue = interceptor != nil && curlCode != CurlCode.ok && continuation == nil && rangeContinuation != nil
+        switch state.hopFinished(curlCode: curlCode, retriable: interceptor != nil, canContinue: canContinue) {
         case .startNextHop(let next):
             request = next
             body = Self.body(of: next, previous: body)
@@ -550,6 +567,16 @@ final class CurlTransfer: @unchecked Sendable {
         } else if let next = authenticatedRequest(after: response) {
             state.retryAuthenticated(with: next)
         } else if let urlProtocol {
+            if let pending = continuation {
+                // The head of the rest is not the task's: its body goes on where it was cut.
+                continuation = nil
+                guard pending.range.isContinued(by: response) else {
+                    refusedContinuation = pending.error
+                    return false
+                }
+                self.response = response
+                return true
+            }
             self.response = response
             if let limit = limits.sizeLimit(isDownload: isDownload), response.expectedContentLength > limit.bytes {
                 exceeded(limit.limit)

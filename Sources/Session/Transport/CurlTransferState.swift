@@ -99,8 +99,9 @@ struct CurlTransferState<Request> {
 
     /// The running hop finished with libcurl's `curlCode` (0 is success). With `retriable`
     /// (the task has interceptors), an attempt that failed before a response reached the
-    /// client, or ended with a held response, is put to them.
-    mutating func hopFinished(curlCode: Int32, retriable: Bool = false) -> Completion {
+    /// client, or ended with a held response, is put to them; with `canContinue` too, one whose
+    /// delivered body can continue with a range request.
+    mutating func hopFinished(curlCode: Int32, retriable: Bool = false, canContinue: Bool = false) -> Completion {
         switch phase {
         case .ended, .deciding:
             return .nothing
@@ -111,7 +112,7 @@ struct CurlTransferState<Request> {
             phase = .deciding
             return .considerRetry(curlCode: curlCode)
         default:
-            if retriable, !responseDelivered {
+            if retriable, !responseDelivered || (curlCode != 0 && canContinue) {
                 phase = .deciding
                 return .considerRetry(curlCode: curlCode)
             }

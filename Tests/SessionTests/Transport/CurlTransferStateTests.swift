@@ -85,4 +85,63 @@ final class CurlTransferStateTests: XCTestCase {
         XCTAssertFalse(state.authenticationAttempted)
         guard case .nothing = state.hopFinished(curlCode: 0) else { return XCTFail("expected nothing") }
     }
+    func testWithInterceptorsAFailureBeforeAResponseIsPutToThem() {
+        var state = State()
+        state.handleStarted()
+        guard case .considerRetry(let code) = state.hopFinished(curlCode: 7, retriable: true) else { return XCTFail("expected considerRetry") }
+        XCTAssertEqual(code, 7)
+        XCTAssertTrue(state.decided(retry: true))
+        state.handleStarted()
+        XCTAssertTrue(state.deliversToClient, "the next attempt delivers")
+    }
+
+    func testAHeldResponseGoesToTheInterceptorsAndItsBodyIsNotDelivered() {
+        var state = State()
+        state.handleStarted()
+        state.hold()
+        XCTAssertTrue(state.isHolding)
+        XCTAssertFalse(state.deliversToClient)
+        guard case .considerRetry(0) = state.hopFinished(curlCode: 0, retriable: true) else { return XCTFail("expected considerRetry") }
+        XCTAssertTrue(state.decided(retry: false))
+        XCTAssertTrue(state.responseDelivered, "the held response goes to the client")
+    }
+
+    func testAReleasedHoldDeliversTheRest() {
+        var state = State()
+        state.handleStarted()
+        state.hold()
+        state.releaseHeld()
+        XCTAssertTrue(state.deliversToClient)
+        XCTAssertTrue(state.responseDelivered)
+    }
+
+    func testACutAfterTheResponseIsRetriedOnlyWhenItCanContinue() {
+        var state = State()
+        state.handleStarted()
+        state.deliveredResponse()
+        guard case .fail(56) = state.hopFinished(curlCode: 56, retriable: true) else { return XCTFail("expected fail") }
+        var continuable = State()
+        continuable.handleStarted()
+        continuable.deliveredResponse()
+        guard case .considerRetry(56) = continuable.hopFinished(curlCode: 56, retriable: true, canContinue: true) else {
+            return XCTFail("expected considerRetry")
+        }
+    }
+
+    func testACancelWhileDecidingLeavesNothingToDo() {
+        var state = State()
+        state.handleStarted()
+        _ = state.hopFinished(curlCode: 7, retriable: true)
+        state.cancelled()
+        XCTAssertFalse(state.decided(retry: true))
+    }
+
+    func testAnIdleTimeoutWithInterceptorsIsPutToThem() {
+        var state = State()
+        state.handleStarted()
+        guard case .considerRetry = state.attemptFailed(retriable: true) else { return XCTFail("expected considerRetry") }
+        var plain = State()
+        plain.handleStarted()
+        guard case .tellClient = plain.attemptFailed(retriable: false) else { return XCTFail("expected tellClient") }
+    }
 }

@@ -1,0 +1,47 @@
+@testable import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// Where a retry continues a cut body, without a server.
+final class RangeContinuationTests: XCTestCase {
+    private let url = URL(string: "http://127.0.0.1/file")!
+
+    private func response(_ status: Int, _ headers: [String: String]) -> HTTPURLResponse {
+        HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    }
+
+    func testA200WithAStrongETagContinuesAfterTheDeliveredBytes() throws {
+        let range = try XCTUnwrap(RangeContinuation(response: response(200, ["ETag": "\"v1\""]), delivered: 40_000))
+        XCTAssertEqual(range.offset, 40_000)
+        let request = range.request(URLRequest(url: url))
+        XCTAssertEqual(request.value(forHTTPHeaderField: "Range"), "bytes=40000-")
+        XCTAssertEqual(request.value(forHTTPHeaderField: "If-Range"), "\"v1\"")
+    }
+
+    func testA206ContinuesFromItsOwnStart() throws {
+        let range = try XCTUnwrap(RangeContinuation(
+            response: response(206, ["Content-Range": "bytes 40000-99999/100000", "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"]),
+            delivered: 10_000))
+        XCTAssertEqual(range.offset, 50_000)
+        XCTAssertEqual(range.validator, "Sun, 06 Nov 1994 08:49:37 GMT")
+    }
+
+    func testNoContinuationWithoutAValidatorBytesOrWithAContentCoding() {
+        XCTAssertNil(RangeContinuation(response: response(200, [:]), delivered: 10))
+        XCTAssertNil(RangeContinuation(response: response(200, ["ETag": "W/\"weak\""]), delivered: 10))
+        XCTAssertNil(RangeContinuation(response: response(200, ["ETag": "\"v1\""]), delivered: 0))
+        XCTAssertNil(RangeContinuation(response: response(200, ["ETag": "\"v1\"", "Content-Encoding": "gzip"]), delivered: 10))
+        XCTAssertNil(RangeContinuation(response: response(203, ["ETag": "\"v1\""]), delivered: 10))
+        XCTAssertNil(RangeContinuation(response: response(206, ["ETag": "\"v1\""]), delivered: 10))
+    }
+
+    func testOnlyA206StartingAtTheOffsetContinues() throws {
+        let range = try XCTUnwrap(RangeContinuation(response: response(200, ["ETag": "\"v1\""]), delivered: 400))
+        XCTAssertTrue(range.isContinued(by: response(206, ["Content-Range": "bytes 400-999/1000"])))
+        XCTAssertFalse(range.isContinued(by: response(206, ["Content-Range": "bytes 0-999/1000"])))
+        XCTAssertFalse(range.isContinued(by: response(200, [:])))
+    }
+}
