@@ -5,6 +5,8 @@ import Foundation
 struct Client {
     let invocation: Invocation
     let manager: HTTPSessionManager
+    /// `--verbose`'s event monitor.
+    let verboseLog: VerboseLog?
 
     init(_ invocation: Invocation) {
         self.invocation = invocation
@@ -24,6 +26,9 @@ struct Client {
             // Over the environment's proxies, as curl's --noproxy overrides NO_PROXY.
             setenv("no_proxy", hosts, 1)
         }
+        manager.interceptor = invocation.retryPolicy
+        verboseLog = invocation.verbose ? VerboseLog() : nil
+        manager.eventMonitors = verboseLog.map { [$0] } ?? []
         if let bytes = invocation.maximumFileSize {
             var limits = manager.responseLimits
             limits.maximumBodySize = bytes
@@ -84,8 +89,7 @@ struct Client {
     }
 
     private func perform(_ request: URLRequest) async throws -> Int32 {
-        log(request)
-        return try report(await manager.response(for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil)))
+        try report(await manager.response(for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil)))
     }
 
     private func upload() async throws -> Int32 {
@@ -97,7 +101,6 @@ struct Client {
             try form.appendPart(withFileURL: file, name: invocation.fieldName)
         }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        log(request)
         let transfer = manager.startUpload(for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
         let display = ProgressDisplay(verb: "uploaded")
         for await progress in transfer.progress { display.update(progress) }
@@ -108,9 +111,8 @@ struct Client {
 
     private func download() async throws -> Int32 {
         let output = URL(fileURLWithPath: invocation.output!)
-        let download = Download(manager: manager, output: output, resume: invocation.resume)
+        let download = Download(manager: manager, output: output, resume: invocation.resume, verboseLog: verboseLog)
         let request = try manager.request(method: "GET", urlString: invocation.url!, parameters: nil, headers: headers)
-        log(request)
         let response = try await download.run(request)
         let status = response.statusCode
         FileHandle.standardError.write(Data("HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status)) -> \(output.path)\n".utf8))
@@ -120,6 +122,7 @@ struct Client {
     /// Writes the body to stdout (JSON pretty-printed) and the status to stderr. A body typed as
     /// JSON that does not parse is written as it came, and the parse error makes the exit code 2.
     private func report(_ response: HTTPResponse<Data?>) throws -> Int32 {
+        verboseLog?.flush()
         let body = response.value ?? Data()
         let isJSON = response.response.mimeType.map { $0 == "application/json" || $0.hasSuffix("+json") } ?? false
         var parseError: (any Error)?
@@ -143,15 +146,5 @@ struct Client {
             return 2
         }
         return (200..<300).contains(status) ? 0 : 1
-    }
-
-    /// With `--verbose`, the request line and headers, credentials masked.
-    private func log(_ request: URLRequest) {
-        guard invocation.verbose else { return }
-        var lines = ["> \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")"]
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            lines.append("> \(name): \(name.lowercased() == "authorization" ? "(hidden)" : value)")
-        }
-        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 }

@@ -2,36 +2,45 @@ import AFNetworking
 import Foundation
 
 /// A download to a file. Ctrl-C cancels it and keeps resume data beside the output
-/// (`<output>.afnresume`); `--resume` continues from that data.
+/// (`<output>.afnresume`), and so does a failure after bytes arrived; `--resume` continues from
+/// that data, or else from the size of a partial file at the output (as `curl -C -` does).
 final class Download: @unchecked Sendable {
     // @unchecked: `task` is set once before the signal source is resumed and read only by it.
     private let manager: HTTPSessionManager
     private let output: URL
     private let resumeFile: URL
     private let resume: Bool
+    private let verboseLog: VerboseLog?
     private var task: URLSessionTask?
     private var interrupt: (any DispatchSourceSignal)?
 
-    init(manager: HTTPSessionManager, output: URL, resume: Bool) {
+    init(manager: HTTPSessionManager, output: URL, resume: Bool, verboseLog: VerboseLog?) {
         self.manager = manager
         self.output = output
         resumeFile = URL(fileURLWithPath: output.path + ".afnresume")
         self.resume = resume
+        self.verboseLog = verboseLog
     }
 
     /// The response of the finished download; throws its failure.
     func run(_ request: URLRequest) async throws -> HTTPURLResponse {
         manager.responseSerializer = HTTPResponseSerializer()
+        let resumeData = resume ? try? Data(contentsOf: resumeFile) : nil
+        if resume, resumeData == nil, let size = try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int64, size > 0 {
+            return try await continuePartialOutput(request, from: size)
+        }
         let display = ProgressDisplay(verb: "downloaded")
         let output = output
         return try await withCheckedThrowingContinuation { continuation in
             let completion: URLSessionManager.CompletionHandler = { [self] response, _, error in
                 display.finish()
+                verboseLog?.flush()
                 interrupt?.cancel()
                 if let error {
                     if let status = (error as? ResponseSerializationError)?.response {
                         continuation.resume(returning: status)
                     } else {
+                        keepResumeData(of: error)
                         continuation.resume(throwing: error)
                     }
                     return
@@ -40,8 +49,7 @@ final class Download: @unchecked Sendable {
                 continuation.resume(returning: response as! HTTPURLResponse)
             }
             do {
-                let progress: URLSessionManager.ProgressHandler = { display.update(TransferProgress(completedBytes: $0.completedUnitCount, totalBytes: $0.totalUnitCount)) }
-                let resumeData = resume ? try? Data(contentsOf: resumeFile) : nil
+                let progress = display.progressHandler
                 let task = try resumeData.map {
                     try manager.downloadTask(withResumeData: $0, progress: progress, destination: { _, _ in output },
                                              options: [.replaceExistingFile, .createIntermediateDirectories], completionHandler: completion)
@@ -54,6 +62,75 @@ final class Download: @unchecked Sendable {
                 continuation.resume(throwing: error)
             }
         }
+    }
+
+    /// A failure after bytes arrived leaves resume data in its error: it goes beside the output,
+    /// and the partial file it names is kept past this process.
+    private func keepResumeData(of error: any Error) {
+        guard let data = (error as? URLError)?.downloadTaskResumeData, (try? manager.keepPartialFile(ofResumeData: data)) != nil,
+              (try? data.write(to: resumeFile)) != nil else { return }
+        FileHandle.standardError.write(Data("afn: the download failed; resume data kept in \(resumeFile.path): continue with --resume\n".utf8))
+    }
+
+    /// Asks for the bytes after the `size` already at the output and appends them when the
+    /// server sends exactly those (206 from `size`); a server that sends the whole resource
+    /// (200) replaces the file, never extends it. A failure leaves the output as it was.
+    private func continuePartialOutput(_ request: URLRequest, from size: Int64) async throws -> HTTPURLResponse {
+        var ranged = request
+        ranged.setValue("bytes=\(size)-", forHTTPHeaderField: "Range")
+        let part = URL(fileURLWithPath: output.path + ".afnpart")
+        let display = ProgressDisplay(verb: "downloaded")
+        let response: HTTPURLResponse = try await withCheckedThrowingContinuation { continuation in
+            do {
+                let task = try manager.downloadTask(with: ranged, progress: display.progressHandler, destination: { _, _ in part },
+                                                    options: [.replaceExistingFile]) { [verboseLog] response, _, error in
+                    display.finish()
+                    verboseLog?.flush()
+                    if let error {
+                        if let status = (error as? ResponseSerializationError)?.response {
+                            continuation.resume(returning: status)
+                        } else {
+                            continuation.resume(throwing: error)
+                        }
+                        return
+                    }
+                    continuation.resume(returning: response as! HTTPURLResponse)
+                }
+                manager.resume(task)
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        defer { try? FileManager.default.removeItem(at: part) }
+        guard (200..<300).contains(response.statusCode) else { return response }
+        if response.statusCode == 206, Self.rangeStart(of: response) == size {
+            try Self.append(part, to: output)
+            FileHandle.standardError.write(Data("afn: continued \(output.path) after \(size) bytes\n".utf8))
+        } else {
+            // rename(2) replaces the output atomically (FileManager.replaceItemAt on Linux removed
+            // it and then failed).
+            guard rename(part.path, output.path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: output.path]) }
+            FileHandle.standardError.write(Data("afn: the server sent the whole resource; \(output.path) was downloaded again\n".utf8))
+        }
+        return response
+    }
+
+    /// The first byte of a 206's `Content-Range: bytes first-last/length`.
+    private static func rangeStart(of response: HTTPURLResponse) -> Int64? {
+        guard let range = response.value(forHTTPHeaderField: "Content-Range"), range.hasPrefix("bytes ") else { return nil }
+        return range.dropFirst(6).split(separator: "-").first.flatMap { Int64($0) }
+    }
+
+    /// Appends the file `part` to `file`, a MiB at a time.
+    private static func append(_ part: URL, to file: URL) throws {
+        let reader = try FileHandle(forReadingFrom: part)
+        let writer = try FileHandle(forWritingTo: file)
+        defer {
+            try? reader.close()
+            try? writer.close()
+        }
+        try writer.seekToEnd()
+        while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(contentsOf: chunk) }
     }
 
     private func watchForInterrupt() {

@@ -39,14 +39,20 @@ struct Invocation {
     var noProxy: String?
     var proxyAnchors: [String] = []
     var httpVersion = HTTPVersion.automatic
+    var retries: Int?
+    var retryMaximumTime: TimeInterval?
 
     static let usage = """
         usage: afn get|head|delete URL [--query k=v]...
                afn post|put|patch URL [--json JSON | --form k=v...]
                afn upload URL --file PATH [--name FIELD] [--field k=v]...
-               afn download URL --output PATH [--resume]
+               afn download URL --output PATH [--resume] (with resume data from an interruption or a failure,
+                   else from the size of a partial file at PATH, as curl -C - does)
                afn reachability [--host H] [--watch]
-        options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --verbose  --max-filesize BYTES
+        options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --max-filesize BYTES
+                 --verbose (each attempt's request, each retry, the timing of each phase)
+                 --retry N (retry transient failures: cannot connect, timeouts, 408, 429, 500, 502, 503, 504;
+                 idempotent methods; Retry-After honoured)  --retry-max-time S (no retry after S seconds)
                  --unix-socket PATH (connect to a Unix domain socket; or an http+unix:// URL)
                  --connect-timeout S  --max-time S (total, redirects included; S may be fractional)
                  --cert FILE [--key FILE] [--cert-type pem|p12] [--pass P] (client certificate, mutual TLS)
@@ -116,6 +122,10 @@ struct Invocation {
             case "--proxy": proxy = try value(for: argument)
             case "--noproxy": noProxy = try value(for: argument)
             case "--proxy-cacert": proxyAnchors.append(try value(for: argument))
+            case "--retry":
+                guard let count = Int(try value(for: argument)), count >= 0 else { throw UsageError(description: "--retry expects a count") }
+                retries = count
+            case "--retry-max-time": retryMaximumTime = try seconds(for: argument)
             case "--http1.1": httpVersion = .http1_1
             case "--http2-prior-knowledge": httpVersion = .http2PriorKnowledge
             case "--pin-mode":
@@ -145,7 +155,13 @@ struct Invocation {
         if let pinMode, pinMode != .none, pins.isEmpty { throw UsageError(description: "--pin-mode \(pinMode) needs --pin FILE") }
         if certificate == nil, key != nil || passphrase != nil { throw UsageError(description: "--key and --pass need --cert FILE") }
         if certificateType == "p12", key != nil { throw UsageError(description: "--key does not go with --cert-type p12 (the file holds the key)") }
+        if retryMaximumTime != nil, retries == nil { throw UsageError(description: "--retry-max-time needs --retry N") }
         if let proxy, !proxy.isEmpty, Proxy(url: proxy) == nil { throw UsageError(description: "--proxy expects http://, https:// or socks5h:// and a host, got \(proxy)") }
+    }
+
+    /// The retry policy `--retry` and `--retry-max-time` describe, if any.
+    var retryPolicy: RetryPolicy? {
+        retries.map { RetryPolicy(maximumRetries: $0, maximumElapsedTime: retryMaximumTime) }
     }
 
     /// The client identity `--cert` names, if any; throws `ClientIdentityError`.

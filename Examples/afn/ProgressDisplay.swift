@@ -23,6 +23,11 @@ final class ProgressDisplay: @unchecked Sendable {
         FileHandle.standardError.write(Data(("\r" + line(progress)).utf8))
     }
 
+    /// A manager progress handler that updates the display.
+    var progressHandler: URLSessionManager.ProgressHandler {
+        { [self] progress in update(TransferProgress(completedBytes: progress.completedUnitCount, totalBytes: progress.totalUnitCount)) }
+    }
+
     func finish() {
         lock.lock()
         defer { lock.unlock() }

@@ -27,6 +27,7 @@ let client = Client(invocation)
 do {
     exit(try await client.run())
 } catch {
+    client.verboseLog?.flush()
     // An HTTP error status the manager reports as an error is still an HTTP error status.
     if let response = Client.response(of: error), response.statusCode >= 400 {
         let status = response.statusCode

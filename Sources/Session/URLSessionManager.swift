@@ -445,6 +445,15 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         if cancelingTasks { session.invalidateAndCancel() } else { session.finishTasksAndInvalidate() }
     }
 
+    /// Keeps the partial file that `resumeData` (from a failed download's error) names beyond
+    /// this manager: it is no longer removed on invalidation or when the manager is freed, so
+    /// that another manager, or a later process, can resume from it; removing it becomes the
+    /// caller's task. Throws `SessionError.invalidResumeData`. Beyond AFNetworking.
+    public func keepPartialFile(ofResumeData resumeData: Data) throws {
+        let resume = try ResumeData(decoding: resumeData)
+        _ = unresumedPartialFiles.withLock { $0.remove(URL(fileURLWithPath: resume.partialFilePath)) }
+    }
+
     /// Keeps the partial file of a failed download whose error carries resume data, until it
     /// is resumed, the session invalidated or the manager freed.
     func keepUntilResumed(_ partialFile: URL) {

@@ -135,7 +135,7 @@ final class AFNCommandTests: XCTestCase {
         let run = try afn("get", try HTTPBin.url("/headers").absoluteString, "--user", "user:s3cret", "--verbose")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual((run.json?["headers"] as? [String: String])?["Authorization"], "Basic dXNlcjpzM2NyZXQ=", "the credential is sent")
-        XCTAssertTrue(run.stderr.contains("Authorization: (hidden)"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("> Authorization: <redacted>"), run.stderr)
         XCTAssertFalse(run.stderr.contains("s3cret") || run.stderr.contains("dXNlcjpzM2NyZXQ="), run.stderr)
     }
 
@@ -312,5 +312,72 @@ final class AFNCommandTests: XCTestCase {
                        "--http1.1", "--http2-prior-knowledge", "--connect-timeout S", "--max-time S"] {
             XCTAssertTrue(usage.contains(option), option)
         }
+    }
+    // MARK: Retries and resuming
+
+    func testRetryRetriesATransientFailureAndVerboseShowsEachAttemptWithItsPhases() throws {
+        let id = FaultServer.uniqueID()
+        let run = try afn("get", try FaultServer.url("/seq/\(id)?s=503,200").absoluteString, "--retry", "2", "--verbose")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.json?["attempt"] as? Int, 2)
+        XCTAssertTrue(run.stderr.contains("* attempt 1: HTTP 503; retrying in "), run.stderr)
+        XCTAssertTrue(run.stderr.contains("(attempt 2)\n"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("* attempt 1 /seq/\(id): http/1.1, new connection to 127.0.0.1:"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("* attempt 2 /seq/\(id): http/1.1, "), run.stderr)
+        XCTAssertTrue(run.stderr.contains("first byte "), run.stderr)
+        XCTAssertEqual(try FaultServer.log(id).count, 2)
+    }
+
+    func testWithoutRetryATransientFailureExitsWithOne() throws {
+        let id = FaultServer.uniqueID()
+        let run = try afn("get", try FaultServer.url("/seq/\(id)?s=503,200").absoluteString)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertEqual(try FaultServer.log(id).count, 1)
+    }
+
+    func testRetryMaxTimeStopsARetryThatWouldStartLater() throws {
+        let id = FaultServer.uniqueID()
+        let run = try afn("get", try FaultServer.url("/seq/\(id)?s=503:2,200").absoluteString, "--retry", "3", "--retry-max-time", "1")
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertEqual(try FaultServer.log(id).count, 1)
+    }
+
+    private static let cutResource = Data((0..<100_000).map { UInt8($0 % 256) })
+
+    func testADownloadThatFailsKeepsResumeDataAndResumeCompletesIt() throws {
+        let id = FaultServer.uniqueID()
+        let url = try FaultServer.url("/cut/100000?id=\(id)").absoluteString
+        let output = directory.url.appendingPathComponent("cut.bin")
+        let failed = try afn("download", url, "--output", output.path)
+        XCTAssertEqual(failed.status, 2, failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("resume data kept in \(output.path).afnresume: continue with --resume"), failed.stderr)
+        let resumed = try afn("download", url, "--output", output.path, "--resume")
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertEqual(try Data(contentsOf: output), Self.cutResource)
+        XCTAssertEqual(try FaultServer.log(id).map(\.range), [nil, "bytes=40000-"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path + ".afnresume"))
+    }
+
+    func testResumeWithoutResumeDataContinuesAPartialOutputWithARange() throws {
+        let id = FaultServer.uniqueID()
+        let output = try directory.file("partial.bin", contents: Self.cutResource.prefix(30_000))
+        let run = try afn("download", try FaultServer.url("/cut/100000?id=\(id)").absoluteString, "--output", output.path, "--resume")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("continued \(output.path) after 30000 bytes"), run.stderr)
+        XCTAssertEqual(try Data(contentsOf: output), Self.cutResource)
+        XCTAssertEqual(try FaultServer.log(id).map(\.range), ["bytes=30000-"])
+    }
+
+    func testResumeNeverAppendsWhenTheServerSendsTheWholeResource() throws {
+        let output = try directory.file("stale.bin", contents: Data(repeating: 0xEE, count: 1200))
+        let run = try afn("download", try FaultServer.url("/bytes/5000").absoluteString, "--output", output.path, "--resume")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("downloaded again"), run.stderr)
+        XCTAssertEqual(try Data(contentsOf: output), Data((0..<5000).map { UInt8($0 % 256) }))
+    }
+
+    func testRetryNeedsACount() throws {
+        XCTAssertEqual(try afn("get", "http://127.0.0.1/", "--retry", "x").status, 2)
+        XCTAssertEqual(try afn("get", "http://127.0.0.1/", "--retry-max-time", "3").status, 2)
     }
 }

@@ -118,6 +118,23 @@ final class ResumeDataTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: partial))
     }
 
+    func testAKeptPartialFileOutlivesTheSessionAndResumesWithAnotherManager() throws {
+        let id = FaultServer.uniqueID()
+        let manager = makeManager()
+        let resumeData = try XCTUnwrap(try failedCutDownload(id, manager: manager).downloadTaskResumeData)
+        try manager.keepPartialFile(ofResumeData: resumeData)
+        manager.invalidateSession(cancelingTasks: false)
+        let partial = try ResumeData(decoding: resumeData).partialFilePath
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial))
+        let destination = directory.url.appendingPathComponent("kept.bin")
+        let other = makeManager()
+        let result = try complete { handler in
+            other.resume(try other.downloadTask(withResumeData: resumeData, destination: { _, _ in destination }, completionHandler: handler))
+        }
+        XCTAssertNil(result.error)
+        XCTAssertEqual(try Data(contentsOf: destination), Data((0..<100_000).map { UInt8($0 % 256) }))
+    }
+
     func testAPartialFileNobodyResumedIsRemovedWhenTheManagerIsFreed() throws {
         var manager: URLSessionManager? = URLSessionManager(transport: .underTest)
         let failure = try failedCutDownload(FaultServer.uniqueID(), manager: manager!)
