@@ -58,6 +58,27 @@ public final class MultipartBodyStream: InputStream {
         (status == .open || status == .reading) && totalRead < contentLength
     }
 
+    /// A stream of one file of `length` bytes, read from disk as it is sent, that can be
+    /// replayed: how the manager sends an upload from a file.
+    package static func file(_ url: URL, length: UInt64) -> MultipartBodyStream {
+        MultipartBodyStream(segments: [.file(url, length: length)], throttle: nil)
+    }
+
+    /// Whether `replay()` can make the body again: no part is an `InputStream`, which can be
+    /// read only once.
+    public var isReplayable: Bool {
+        !segments.contains { segment in
+            if case .stream = segment { return true }
+            return false
+        }
+    }
+
+    /// A new stream of the same parts from the start, to send the body again (a retry, a 307 or
+    /// 308 redirect); `nil` when a part is an `InputStream`.
+    public func replay() -> MultipartBodyStream? {
+        isReplayable ? MultipartBodyStream(segments: segments, throttle: throttle) : nil
+    }
+
     /// Opens the stream; sources are opened only when reading reaches them.
     public override func open() {
         if status == .notOpen { status = contentLength == 0 ? .atEnd : .open }

@@ -13,8 +13,10 @@ public enum SessionError: Error, Sendable {
     /// The server asked for credentials (`401` with a challenge) and none was configured, or
     /// the configured one was refused. URLSession on Linux would wait forever. Code -1013.
     case authenticationRequired(response: HTTPURLResponse?)
-    /// A 307 or 308 redirect of a request with a body was not followed: URLSession on Linux
-    /// re-sends such a request with an empty body. The response is the redirect. Code -1007.
+    /// A 307 or 308 redirect of a request with a body was not followed: URLSession's own
+    /// protocol on Linux re-sends such a request with an empty body, and a one-shot
+    /// `InputStream` cannot be sent again (libcurl re-sends every other body). The response is
+    /// the redirect. Code -1007.
     case redirectWouldDropBody(response: HTTPURLResponse)
     /// The request body stream failed or ended before its declared length. Code -1021.
     case bodyStreamFailed(underlying: any Error)

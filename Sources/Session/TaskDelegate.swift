@@ -279,9 +279,14 @@ final class TaskDelegate: @unchecked Sendable {
         state.withLock { $0.resumeDataHandler = handler }
     }
 
-    /// Whether the task's request carries a body that a redirect could drop.
-    var hasRequestBody: Bool {
-        kind == .upload || task.originalRequest?.httpBody != nil || task.originalRequest?.httpBodyStream != nil
+    /// Whether a 307 or 308 redirect would send the task's request without its body: on
+    /// URLSession's own protocol whenever it has one (it re-sends such a request empty); on
+    /// libcurl only for a body stream that cannot start over.
+    var redirectWouldDropBody: Bool {
+        let hasBody = kind == .upload || task.originalRequest?.httpBody != nil || task.originalRequest?.httpBodyStream != nil
+        guard hasBody else { return false }
+        guard isCarriedByLibcurl else { return true }
+        return bodyStream.map { !$0.isRewindable } ?? false
     }
 
     // MARK: Completion

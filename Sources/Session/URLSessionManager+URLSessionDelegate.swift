@@ -66,8 +66,10 @@ extension URLSessionManager: URLSessionDataDelegate {
     }
 
     /// Follows redirects (or what the override chooses), except a 307 or 308 of a request
-    /// with a body, which URLSession on Linux would re-send empty: that one stops at the
-    /// redirect response and the task fails with `SessionError.redirectWouldDropBody`. At most
+    /// with a body that would be re-sent empty (any body on URLSession's own protocol, on
+    /// Linux; on libcurl a body stream that cannot start over): that one stops at the redirect
+    /// response and the task fails with `SessionError.redirectWouldDropBody`. On libcurl, data
+    /// bodies, files and multipart bodies of files and data are sent again, as on Apple platforms. At most
     /// `maximumRedirects` are followed; the next fails the task with
     /// `URLError.httpTooManyRedirects`, as on Apple platforms (URLSession on Linux follows a
     /// delegate's redirects without limit).
@@ -86,7 +88,7 @@ extension URLSessionManager: URLSessionDataDelegate {
             delegate.didStopRedirects(after: response)
             return nil
         }
-        if [307, 308].contains(response.statusCode), delegate?.hasRequestBody ?? false {
+        if [307, 308].contains(response.statusCode), delegate?.redirectWouldDropBody ?? false {
             delegate?.didStopRedirect(response)
             return nil
         }

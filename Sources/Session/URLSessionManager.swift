@@ -571,12 +571,13 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// `request` with the file at `fileURL` as a body stream and its length as `Content-Length`.
     private static func streaming(_ fileURL: URL, as request: URLRequest) throws -> URLRequest {
-        guard let stream = InputStream(url: fileURL), let size = FileSize.ofRegularFile(atPath: fileURL.path) else {
+        guard let size = FileSize.ofRegularFile(atPath: fileURL.path) else {
             throw SessionError.bodyStreamFailed(underlying: CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: fileURL.path]))
         }
         var streamed = request
         streamed.httpBody = nil
-        streamed.httpBodyStream = stream
+        // A file stream that can start over, for a retry or a 307/308 redirect.
+        streamed.httpBodyStream = MultipartBodyStream.file(fileURL, length: UInt64(size))
         streamed.setValue(String(size), forHTTPHeaderField: "Content-Length")
         return streamed
     }

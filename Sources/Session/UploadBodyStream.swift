@@ -10,15 +10,32 @@ import Foundation
 /// - A source that fails is remembered, so the task completes with
 ///   `SessionError.bodyStreamFailed` carrying the source's error instead of a bare URLSession
 ///   error (or a short body).
+/// - A source that can be replayed (a multipart body of files and data, a file) starts over
+///   with `rewind()`, so that the libcurl transport can send the body again for a retry or a
+///   307/308 redirect.
 final class UploadBodyStream: InputStream {
-    private let source: InputStream
+    /// The source, replaced by `rewind()`; both touched only by the thread reading the stream.
+    private var source: InputStream
     /// Whether the source ended or failed; touched only by the thread reading the stream.
     private var ended = false
     private let failureState = Locked<(any Error)?>(nil)
+    /// Whether `rewind()` can start the body over.
+    let isRewindable: Bool
 
     init(source: InputStream) {
         self.source = source
+        isRewindable = (source as? MultipartBodyStream)?.isReplayable ?? false
         super.init(data: Data())
+    }
+
+    /// Starts the body over from a replay of the source; `false` when it cannot be replayed or
+    /// failed. On the thread reading the stream.
+    func rewind() -> Bool {
+        guard isRewindable, failure == nil, let replay = (source as? MultipartBodyStream)?.replay() else { return false }
+        source.close()
+        source = replay
+        ended = false
+        return true
     }
 
     /// The source's failure, if it failed; read by the task's delegate when the task completes.

@@ -123,12 +123,13 @@ final class CurlTransfer: @unchecked Sendable {
         TimeInterval(end.uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000_000
     }
 
-    /// The body `request` sends; a stream the previous request already read stays consumed.
+    /// The body `request` sends; a stream the previous request already read starts over when
+    /// it can be replayed (`UploadBodyStream.rewind()`), and otherwise stays consumed.
     private static func body(of request: URLRequest, previous: Body) -> Body {
         if let data = request.httpBody { return .data(data, offset: 0) }
         guard let stream = request.httpBodyStream else { return .none }
         if case .stream(let previousStream, let consumed) = previous, previousStream === stream {
-            return .stream(stream, consumed: consumed)
+            return .stream(stream, consumed: consumed && !((stream as? UploadBodyStream)?.rewind() ?? false))
         }
         return .stream(stream, consumed: false)
     }
@@ -176,9 +177,10 @@ final class CurlTransfer: @unchecked Sendable {
         transport.startNextHop(self, easy: easy)
     }
 
-    /// Whether the request body can be sent again: not a stream already read.
+    /// Whether the request body can be sent again: not a stream already read that cannot start
+    /// over.
     private var canReplayBody: Bool {
-        if case .stream(_, consumed: true) = body { return false }
+        if case .stream(let stream, consumed: true) = body { return (stream as? UploadBodyStream)?.isRewindable ?? false }
         return true
     }
 

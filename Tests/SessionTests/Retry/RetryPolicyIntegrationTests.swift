@@ -236,3 +236,28 @@ final class RetryContinuationTests: XCTestCase {
         XCTAssertEqual(try FaultServer.log(id).map(\.range), [nil, "bytes=40000-"])
     }
 }
+
+/// Retries of requests whose bodies are streams.
+final class RetryBodyReplayTests: XCTestCase {
+    func testAMultipartBodyOfFilesAndDataIsSentAgainOnARetry() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("part.bin", contents: Data(repeating: 9, count: 5000))
+        let id = FaultServer.uniqueID()
+        var request = try HTTPRequestSerializer().multipartFormRequest(
+            method: "POST", urlString: try FaultServer.url("/seq/\(id)?s=reset,200").absoluteString, parameters: ["field": "value"]
+        ) { form in try form.appendPart(withFileURL: file, name: "file") }
+        request.setValue("upload-1", forHTTPHeaderField: "Idempotency-Key")
+        let manager = makeManager()
+        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
+        manager.interceptor = RetryPolicy(budget: nil, jitter: { _ in 0 })
+        let progress = ProgressLog()
+        let completion = try complete { handler in
+            manager.resume(try manager.uploadTask(withStreamedRequest: request, progress: progress.handler, completionHandler: handler))
+        }
+        XCTAssertNil(completion.error)
+        XCTAssertEqual(completion.status, 200)
+        XCTAssertEqual(try FaultServer.log(id).count, 2)
+        XCTAssertTrue(progress.isMonotonic, "upload progress never ran backwards")
+    }
+}
