@@ -22,6 +22,7 @@ let package = Package(
         .executableTarget(name: "download-resume", dependencies: ["AFNetworking"], path: "Examples/DownloadResume"),
         .executableTarget(name: "certificate-pinning", dependencies: ["AFNetworking"], path: "Examples/CertificatePinning"),
         .executableTarget(name: "mutual-tls", dependencies: ["AFNetworking"], path: "Examples/MutualTLS"),
+        .executableTarget(name: "resilient-client", dependencies: ["AFNetworking"], path: "Examples/ResilientClient"),
         .executableTarget(name: "reachability-monitor", dependencies: ["AFNetworking"], path: "Examples/ReachabilityMonitor"),
         .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking", "AFLocking"], path: "Benchmarks"),

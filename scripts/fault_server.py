@@ -26,7 +26,7 @@ GET /no-colon/0      a 200 with a header line without a colon, and the body "ok"
 GET /header-lines/<n>  a 200 with n short header lines, and the body "ok".
 GET /continue-storm/<n>  n "100 Continue" blocks before a 200 with the body "ok".
 GET /redirect-loop/0 a 302 to itself, forever.
-GET /seq/<id>?s=STEPS  answers the k-th request to <id> with the k-th of the comma-separated
+GET /seq/<id>?s=STEPS  answers the k-th request to /seq/<id> with the k-th of the comma-separated
                      STEPS (the last repeats): a status ("503"), a status with a Retry-After in
                      seconds ("503:1") or as an HTTP date ("503:date1"), or "reset" (the
                      connection reset before any byte). A 2xx answers {"attempt": k}; others
@@ -83,7 +83,8 @@ class Handler(BaseHTTPRequestHandler):
                 "range": self.headers.get("Range"), "authorization": self.headers.get("Authorization"),
                 "idempotency_key": self.headers.get("Idempotency-Key"),
             })
-            return len(LOG[key])
+            kind = self.path.split("/")[1]
+            return sum(1 for entry in LOG[key] if entry["path"].split("/")[1] == kind)
 
     def _json(self, status, value, extra=()):
         body = json.dumps(value).encode()

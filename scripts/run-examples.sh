@@ -20,3 +20,5 @@ fixtures=Tests/SecurityTests/Fixtures
 "$bin/certificate-pinning" "$AFN_TLS_LOCALHOST_URL" "$fixtures/localhost.pem" "$fixtures/self-signed.der"
 echo "== mutual-tls"
 "$bin/mutual-tls" "$AFN_TLS_MTLS_URL" "$fixtures/root-ca.pem" "$fixtures/client.pem" "$fixtures/client.key"
+echo "== resilient-client"
+"$bin/resilient-client" "$AFN_FAULT_URL"
