@@ -27,11 +27,17 @@ public protocol EventMonitor: Sendable {
     func task(_ task: URLSessionTask, didCompleteWith response: HTTPURLResponse?, error: (any Error)?, metrics: TaskMetrics)
 }
 
+/// Every event does nothing unless a monitor implements it.
 extension EventMonitor {
+    /// Does nothing.
     public func taskCreated(_ task: URLSessionTask, request: URLRequest) {}
+    /// Does nothing.
     public func task(_ task: URLSessionTask, willSend request: URLRequest, attempt: Int) {}
+    /// Does nothing.
     public func task(_ task: URLSessionTask, didReceive response: HTTPURLResponse) {}
+    /// Does nothing.
     public func task(_ task: URLSessionTask, willRetry context: RetryContext, after delay: TimeInterval) {}
+    /// Does nothing.
     public func task(_ task: URLSessionTask, didCompleteWith response: HTTPURLResponse?, error: (any Error)?, metrics: TaskMetrics) {}
 }
 

@@ -13,6 +13,7 @@ public final class RequestLogger: EventMonitor {
     /// Where the lines go.
     public typealias Sink = @Sendable (String) -> Void
 
+    /// The serial queue the lines are written from.
     public let queue = DispatchQueue(label: "AFNetworking.logger")
     /// What is hidden. Default `Redaction()`.
     public let redaction: Redaction
@@ -32,16 +33,19 @@ public final class RequestLogger: EventMonitor {
         self.sink = sink ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 
+    /// Remembers the request as sent (adapted), for the task's line.
     public func task(_ task: URLSessionTask, willSend request: URLRequest, attempt: Int) {
         lastRequests.withLock { $0[ObjectIdentifier(task)] = request }
     }
 
+    /// Writes a line for the failed attempt and the wait, unless `logsRetries` is `false`.
     public func task(_ task: URLSessionTask, willRetry context: RetryContext, after delay: TimeInterval) {
         guard logsRetries else { return }
         let outcome = context.response.map { "\($0.statusCode)" } ?? Self.describe(context.error)
         sink("\(describe(context.request)) -> \(outcome), attempt \(context.attempt); retrying in \(Self.milliseconds(delay)) ms")
     }
 
+    /// Writes the task's line.
     public func task(_ task: URLSessionTask, didCompleteWith response: HTTPURLResponse?, error: (any Error)?, metrics: TaskMetrics) {
         let sent = lastRequests.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
         guard let request = sent ?? task.currentRequest ?? task.originalRequest else { return }

@@ -6,7 +6,7 @@ public enum RetryDecision: Sendable {
     case doNotRetry
     /// Send the request again now.
     case retry
-    /// Send the request again after `delay` seconds; cancelling the task cancels the wait.
+    /// Send the request again after the given seconds; cancelling the task cancels the wait.
     case retryAfter(TimeInterval)
     /// Complete the task with `error` instead of the attempt's outcome.
     case fail(any Error)
