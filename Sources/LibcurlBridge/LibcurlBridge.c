@@ -21,6 +21,7 @@ static struct {
     int (*global_init)(long);
     void *(*easy_init)(void);
     void (*easy_cleanup)(void *);
+    void (*easy_reset)(void *);
     int (*easy_setopt)(void *, int, ...);
     const char *(*easy_strerror)(int);
     int (*easy_pause)(void *, int);
@@ -57,6 +58,7 @@ static void load(void) {
     BIND(curl, global_init, "curl_global_init")
     BIND(curl, easy_init, "curl_easy_init")
     BIND(curl, easy_cleanup, "curl_easy_cleanup")
+    BIND(curl, easy_reset, "curl_easy_reset")
     BIND(curl, easy_setopt, "curl_easy_setopt")
     BIND(curl, easy_strerror, "curl_easy_strerror")
     BIND(curl, easy_pause, "curl_easy_pause")
@@ -88,6 +90,11 @@ void *afn_easy_init(void) { return api.easy_init(); }
 void afn_easy_cleanup(void *easy) {
     if (!afn_gate_enter()) return;
     api.easy_cleanup(easy);
+    afn_gate_leave();
+}
+void afn_easy_reset(void *easy) {
+    if (!afn_gate_enter()) return;
+    api.easy_reset(easy);
     afn_gate_leave();
 }
 int afn_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }

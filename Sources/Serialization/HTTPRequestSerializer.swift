@@ -202,18 +202,14 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
 
     /// Copies the default headers the request lacks, after checking every default for injection.
     func addingDefaultHeaders(to request: URLRequest) throws -> URLRequest {
-        let headers = state.withLock { Array($0.headers.values) }
+        // Keyed by lowercased name: the request's own fields are looked up, not the defaults
+        // lowercased again for every request.
+        var missing = state.withLock { $0.headers }
+        for header in missing.values { try HTTPHeaderValidation.validate(name: header.name, value: header.value) }
         var fields = request.allHTTPHeaderFields ?? [:]
-        let present = Set(fields.keys.map { $0.lowercased() })
-        var added = false
-        for header in headers {
-            try HTTPHeaderValidation.validate(name: header.name, value: header.value)
-            if !present.contains(header.name.lowercased()) {
-                fields[header.name] = header.value
-                added = true
-            }
-        }
-        guard added else { return request }
+        for name in fields.keys where !missing.isEmpty { missing[name.lowercased()] = nil }
+        guard !missing.isEmpty else { return request }
+        for header in missing.values { fields[header.name] = header.value }
         // One assignment: each `setValue(_:forHTTPHeaderField:)` copies the request's storage
         // and searches its fields, about 10,000 instructions a header on Linux.
         var request = request

@@ -309,11 +309,12 @@ final class TaskDelegate: @unchecked Sendable {
             return snapshot
         }
         guard let snapshot else { return nil }
-        let response = (task.response as? HTTPURLResponse) ?? snapshot.response
+        // The delegate's own copies first: URLSession's getters wait for its work queue.
+        let response = snapshot.response ?? (task.response as? HTTPURLResponse)
         var outcome = snapshot.failure.map { $0.error(response: response) } ?? urlSessionError
         let metrics = TaskMetrics(
             taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
-            countOfRequestBodyBytesSent: max(snapshot.bytesSent, task.countOfBytesSent),
+            countOfRequestBodyBytesSent: isCarriedByLibcurl ? snapshot.bytesSent : max(snapshot.bytesSent, task.countOfBytesSent),
             countOfResponseBodyBytesReceived: snapshot.bytesReceived, redirectCount: snapshot.redirectCount,
             transactionMetrics: snapshot.transactions)
         if let writer = snapshot.writer {

@@ -530,8 +530,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// loaded (otherwise URLSession's own protocol carries them), and always for a policy that
     /// needs enforcement, a Unix domain socket, a client identity or an interceptor.
     private func carriesLibcurl(_ state: Creation) -> Bool {
-        state.securityPolicy.needsEnforcement || state.connection.needsLibcurl || state.interceptor != nil
-            || (transport == .libcurl && CurlTransport.unavailable == nil)
+        // The common case first: the policy comparison costs thousands of instructions a task.
+        (transport == .libcurl && CurlTransport.unavailable == nil)
+            || state.securityPolicy.needsEnforcement || state.connection.needsLibcurl || state.interceptor != nil
     }
 
     /// A new session, with the libcurl protocol registered when `carryingLibcurl`.
@@ -599,7 +600,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     ) -> (URLRequest, UploadBodyStream?) {
         var request = request
         let timeout = request.timeoutInterval == Self.defaultRequestTimeout ? configurationTimeout : request.timeoutInterval
-        request.timeoutInterval = transport == nil ? max(1, timeout.rounded(.up)) : timeout
+        let chosen = transport == nil ? max(1, timeout.rounded(.up)) : timeout
+        // Set only when it changes: every change copies the request's storage.
+        if request.timeoutInterval != chosen { request.timeoutInterval = chosen }
         var stream: UploadBodyStream?
         if let source = request.httpBodyStream {
             if transport == nil {
@@ -629,14 +632,13 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         of task: URLSessionTask, response: URLResponse?, data: Data, result: TaskDelegate.Result,
         serializer: any URLResponseSerialization, metrics: TaskMetrics
     ) {
-        var userInfo: [String: Any] = [
-            SessionNotificationKey.responseSerializer: serializer,
-            SessionNotificationKey.metrics: metrics,
-        ]
+        var userInfo = [String: Any](minimumCapacity: 6)
+        userInfo[SessionNotificationKey.responseSerializer] = serializer
+        userInfo[SessionNotificationKey.metrics] = metrics
         if !data.isEmpty { userInfo[SessionNotificationKey.responseData] = data }
-        userInfo[SessionNotificationKey.serializedResponse] = result.object
-        userInfo[SessionNotificationKey.error] = result.error
-        userInfo[SessionNotificationKey.assetPath] = result.assetPath
+        if let object = result.object { userInfo[SessionNotificationKey.serializedResponse] = object }
+        if let error = result.error { userInfo[SessionNotificationKey.error] = error }
+        if let assetPath = result.assetPath { userInfo[SessionNotificationKey.assetPath] = assetPath }
         post(.taskDidComplete, task: task, userInfo: userInfo)
     }
 

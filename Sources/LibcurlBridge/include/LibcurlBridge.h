@@ -14,6 +14,8 @@ int afn_curl_load(char *error, size_t error_length);
 
 void *afn_easy_init(void);
 void afn_easy_cleanup(void *easy);
+/// Returns a handle to its initial state, keeping its allocations for the next transfer.
+void afn_easy_reset(void *easy);
 int afn_easy_setopt_long(void *easy, int option, long value);
 int afn_easy_setopt_pointer(void *easy, int option, const void *value);
 int afn_easy_setopt_off(void *easy, int option, int64_t value);

@@ -28,11 +28,20 @@ struct CurlSessionSettings: @unchecked Sendable {
     /// `request`'s headers over the additional headers, without the ones `excluded` names
     /// (lower-case).
     func headers(of request: URLRequest, excluding excluded: Set<String>) -> [(name: String, value: String)] {
-        let own = request.allHTTPHeaderFields ?? [:]
-        let ownNames = Set(own.keys.map { $0.lowercased() })
-        let inherited = additionalHeaders.filter { !ownNames.contains($0.name.lowercased()) }
-        let merged = inherited + own.map { (name: $0.key, value: $0.value) }.sorted { $0.name < $1.name }
-        return merged.filter { !excluded.contains($0.name.lowercased()) }
+        var own: [(name: String, value: String)] = []
+        var ownNames: Set<String> = []
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            let lowercased = name.lowercased()
+            if !additionalHeaders.isEmpty { ownNames.insert(lowercased) }
+            if !excluded.contains(lowercased) { own.append((name, value)) }
+        }
+        own.sort { $0.name < $1.name }
+        guard !additionalHeaders.isEmpty else { return own }
+        let inherited = additionalHeaders.filter { header in
+            let lowercased = header.name.lowercased()
+            return !ownNames.contains(lowercased) && !excluded.contains(lowercased)
+        }
+        return inherited + own
     }
 
     /// Stores the cookies of a response from `url`, one `Set-Cookie` value at a time (joined,

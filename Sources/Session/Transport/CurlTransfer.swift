@@ -281,7 +281,7 @@ final class CurlTransfer: @unchecked Sendable {
             fail(timeouts.error(.total, url: request.url))
             return nil
         }
-        guard let easy = afn_easy_init() else {
+        guard let easy = transport.takeHandle() else {
             fail(URLError(.unknown, userInfo: failingURLInfo(url)))
             return nil
         }
@@ -495,7 +495,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func releaseHandle() {
         idleTimer?.cancel()
         idleTimer = nil
-        if let easy { afn_easy_cleanup(easy) }
+        if let easy { transport.recycle(easy) }
         easy = nil
         if let headerList { afn_slist_free_all(headerList) }
         headerList = nil
@@ -630,7 +630,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The request that follows a redirect `response`, when the manager accepts one.
     private func redirectRequest(after response: HTTPURLResponse) -> URLRequest? {
-        guard let task, let target = FollowUpRules.redirectTarget(
+        // Status first: `value(forHTTPHeaderField:)` compares every name through NSString.
+        guard (300..<400).contains(response.statusCode), let task, let target = FollowUpRules.redirectTarget(
             status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), relativeTo: request.url) else { return nil }
         let proposed = FollowUpRules.redirectRequest(from: request, to: target, status: response.statusCode)
         return transport.observer?.curlTask(task, willRedirectWith: response, to: proposed)
@@ -638,7 +639,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The same request with the manager's credential after a first Basic challenge.
     private func authenticatedRequest(after response: HTTPURLResponse) -> URLRequest? {
-        guard let task, FollowUpRules.answersBasicChallenge(
+        guard response.statusCode == 401, let task, FollowUpRules.answersBasicChallenge(
             status: response.statusCode, wwwAuthenticate: response.value(forHTTPHeaderField: "WWW-Authenticate"),
             alreadyAttempted: state.authenticationAttempted, bodyIsStream: isStream),
             let credential = transport.observer?.curlTask(task, credentialFor: response),

@@ -16,7 +16,7 @@ import Glibc
 /// run on it; socket and timer events enter it with one `dispatch_sync` per event, never per
 /// chunk of data.
 package final class CurlTransport: @unchecked Sendable {
-    // @unchecked: `transfers` and `timer`, and `multi` while the transport lives, are touched
+    // @unchecked: `transfers`, `idleHandles` and `timer`, and `multi` while the transport lives, are touched
     // only on URLSession's work queue (see above; `assertOnWorkQueue` checks it in debug
     // builds); `workQueue` is a `Locked`, set once before any event source exists; `sockets`
     // synchronizes itself.
@@ -42,6 +42,10 @@ package final class CurlTransport: @unchecked Sendable {
     private let sessionWorkQueue: DispatchQueue?
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var timer: DispatchSourceTimer?
+    /// Easy handles of finished transfers, reset for the next ones: a new handle cost libcurl
+    /// 10,000 instructions and its clean-up 5,000 of a small request (callgrind, BENCHMARKS.md).
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private static let idleHandleLimit = 32
 
     /// Loads libcurl and the OpenSSL it uses once; the reason they cannot be used, or `nil`.
     private static let unavailableReason: String? = {
@@ -109,7 +113,7 @@ package final class CurlTransport: @unchecked Sendable {
         // through `sockets`, which the closure keeps until libcurl has closed them all. The
         // thread that dropped the last reference (a delegate queue, a dispatch worker) never
         // runs libcurl's or OpenSSL's teardown itself.
-        let remains = Remains(multi: multi, sockets: sockets, workQueue: workQueue.withLock { $0 })
+        let remains = Remains(multi: multi, idleHandles: idleHandles, sockets: sockets, workQueue: workQueue.withLock { $0 })
         eventQueue.async { remains.release() }
     }
 
@@ -132,6 +136,20 @@ package final class CurlTransport: @unchecked Sendable {
         assertOnWorkQueue()
         transfers[easy] = transfer
         _ = afn_multi_add_handle(multi, easy)
+    }
+
+    /// An easy handle in its initial state: a reset one of an earlier transfer, or a new one.
+    func takeHandle() -> UnsafeMutableRawPointer? {
+        assertOnWorkQueue()
+        return idleHandles.popLast() ?? afn_easy_init()
+    }
+
+    /// Takes back the handle of a transfer that ended (removed from the multi handle).
+    func recycle(_ easy: UnsafeMutableRawPointer) {
+        assertOnWorkQueue()
+        guard idleHandles.count < Self.idleHandleLimit else { return afn_easy_cleanup(easy) }
+        afn_easy_reset(easy)
+        idleHandles.append(easy)
     }
 
     /// Removes the transfer of `easy` from the multi handle.
@@ -269,10 +287,12 @@ private struct WorkQueue: @unchecked Sendable {
 private struct Remains: @unchecked Sendable {
     // @unchecked: handed from the deinit to the event queue, then used there alone.
     let multi: UnsafeMutableRawPointer
+    let idleHandles: [UnsafeMutableRawPointer]
     let sockets: CurlSockets
     let workQueue: WorkQueue?
 
     func release() {
+        idleHandles.forEach(afn_easy_cleanup)
         afn_multi_cleanup(multi)
         withExtendedLifetime(sockets) {}
         workQueue.map { afn_dispatch_release($0.pointer) }

@@ -61,4 +61,11 @@ final class ResponseHeadTests: XCTestCase {
         }
         XCTAssertNil(ResponseHead.parse([]))
     }
+    func testRepeatedFieldsAreJoinedAlsoAmongManyFields() throws {
+        let lines = ["HTTP/1.1 200 OK"] + (0..<40).map { "X-Field-\($0): \($0)" } + ["x-field-3: again", "SET-COOKIE: a=1", "set-cookie: b=2"]
+        let head = try XCTUnwrap(ResponseHead.parse(lines))
+        XCTAssertEqual(head.fields.count, 41)
+        XCTAssertEqual(head.fields["X-Field-3"], "3, again")
+        XCTAssertEqual(head.setCookies, ["a=1", "b=2"])
+    }
 }
