@@ -94,6 +94,10 @@ final class TaskDelegate: @unchecked Sendable {
     let taskStart = Date()
     /// The manager's event monitors when the task was created.
     let monitors: [any EventMonitor]
+    /// Whether the libcurl transport hands this task's response and body straight to it
+    /// (`CurlBodySink`): a body kept in memory, with no override that wants URLSession's
+    /// response or data callbacks. URLSession then reports the response and the end only.
+    let receivesBodyFromTransport: Bool
     private let handlers: Handlers
     /// Serial, so that progress reaches the handlers in order and before the completion;
     /// it targets the manager's completion queue, or its processing queue when there is none.
@@ -108,7 +112,7 @@ final class TaskDelegate: @unchecked Sendable {
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
         session: URLSession, isCarriedByLibcurl: Bool, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
         processingQueue: DispatchQueue, limits: ResponseLimits, totalTimeout: TimeInterval?,
-        interceptor: (any RequestInterceptor)?, monitors: [any EventMonitor]
+        interceptor: (any RequestInterceptor)?, monitors: [any EventMonitor], receivesBodyFromTransport: Bool
     ) {
         self.task = task
         self.kind = kind
@@ -123,6 +127,7 @@ final class TaskDelegate: @unchecked Sendable {
         hasCompletionQueue = completionQueue != nil
         self.completionGroup = completionGroup
         self.monitors = monitors
+        self.receivesBodyFromTransport = receivesBodyFromTransport
         state = Locked(State(writer: writer, limits: limits, totalTimeout: totalTimeout, interceptor: interceptor))
         downloadProgress.completedUnitCount = writer?.resumeOffset ?? 0
         for progress in [uploadProgress, downloadProgress] {
@@ -157,12 +162,18 @@ final class TaskDelegate: @unchecked Sendable {
             }
             return false
         }
-        if failed { task.cancel() }
+        if failed { cancelTask() }
         if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
         let offset = state.withLock { $0.writer?.bytesInFile ?? 0 }
         let expected = response.expectedContentLength
         downloadProgress.totalUnitCount = expected >= 0 ? expected + offset : -1
         downloadProgress.completedUnitCount = offset
+    }
+
+    /// Cancels the task from another queue: the body sink runs on URLSession's work queue,
+    /// which `cancel()` waits for.
+    private func cancelTask() {
+        DispatchQueue.global().async { [task] in task.cancel() }
     }
 
     /// The libcurl transport's window for this task's body, told of every chunk processed.
@@ -194,7 +205,7 @@ final class TaskDelegate: @unchecked Sendable {
             }
         }
         if failed {
-            task.cancel()
+            cancelTask()
             return total
         }
         downloadProgress.completedUnitCount = total
@@ -438,5 +449,15 @@ final class TaskDelegate: @unchecked Sendable {
             state.withLock { _ = $0.pendingDeliveries.remove(direction) }
             handler(progress)
         }
+    }
+}
+
+extension TaskDelegate: CurlBodySink {
+    func transportDidReceive(_ response: HTTPURLResponse) {
+        didReceive(response: response)
+    }
+
+    func transportDidReceive(_ data: Data) {
+        _ = didReceive(data: data)
     }
 }

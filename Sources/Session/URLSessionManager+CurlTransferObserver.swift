@@ -43,7 +43,7 @@ extension URLSessionManager: CurlTransferObserver {
     package func transferOptions(of task: URLSessionTask) -> CurlTaskOptions? {
         table.delegate(for: task).map { CurlTaskOptions(
             limits: $0.limits, isDownload: $0.kind == .download, totalTimeout: $0.totalTimeout, clientIdentity: $0.clientIdentity,
-            interceptor: $0.interceptor, reportsAttempts: !$0.monitors.isEmpty) }
+            interceptor: $0.interceptor, reportsAttempts: !$0.monitors.isEmpty, bodySink: $0.receivesBodyFromTransport ? $0 : nil) }
     }
 
     package func curlTask(_ task: URLSessionTask, willSend request: URLRequest, attempt: Int) {

@@ -124,7 +124,8 @@ extension URLSessionManager: URLSessionDataDelegate {
             completionHandler(disposition)
             return
         }
-        delegate.didReceive(response: response)
+        // A task that takes its response from the transport already has it (and a body after it).
+        if !delegate.receivesBodyFromTransport { delegate.didReceive(response: response) }
         completionHandler(disposition)
         if disposition == .cancel { dataTask.cancel() }
         if delegate.kind == .download, let writer = response as? HTTPURLResponse,

@@ -518,7 +518,10 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                 session: session, isCarriedByLibcurl: curlTransport != nil, completionQueue: configuration.completionQueue,
                 completionGroup: configuration.completionGroup, processingQueue: processingQueue,
                 limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
-                interceptor: curlTransport == nil ? nil : state.interceptor, monitors: configuration.eventMonitors)
+                interceptor: curlTransport == nil ? nil : state.interceptor, monitors: configuration.eventMonitors,
+                receivesBodyFromTransport: curlTransport != nil && kind != .download && overridesState.withLock {
+                    $0.dataTaskDidReceiveResponse == nil && $0.dataTaskDidReceiveData == nil
+                })
             table.insert(delegate, keepingAlive: self)
             curlTransport?.carry(task)
             if !delegate.monitors.isEmpty { delegate.monitors.notify { [request] in $0.taskCreated(task, request: request) } }

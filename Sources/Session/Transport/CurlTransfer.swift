@@ -79,6 +79,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// what runs between attempts: the interceptors' work, or the wait before a retry.
     private var interceptor: (any RequestInterceptor)?
     private var reportsAttempts = false
+    private var bodySink: (any CurlBodySink)?
     private var attempt = 1
     private var interceptorWork: Task<Void, Never>?
     private var retryTimer: DispatchSourceTimer?
@@ -115,6 +116,7 @@ final class CurlTransfer: @unchecked Sendable {
                 if let identity = options.clientIdentity { clientIdentity = identity }
                 interceptor = options.interceptor
                 reportsAttempts = options.reportsAttempts
+                bodySink = options.bodySink
             }
         }
     }
@@ -235,8 +237,8 @@ final class CurlTransfer: @unchecked Sendable {
         state.ended()
         guard let urlProtocol else { return }
         if let heldResponse {
-            urlProtocol.client?.urlProtocol(urlProtocol, didReceive: heldResponse, cacheStoragePolicy: .notAllowed)
-            if !heldBody.isEmpty { urlProtocol.client?.urlProtocol(urlProtocol, didLoad: heldBody) }
+            deliver(heldResponse, to: urlProtocol)
+            if !heldBody.isEmpty { deliver(heldBody, to: urlProtocol) }
             self.heldBody = Data()
             if error == nil { urlProtocol.client?.urlProtocolDidFinishLoading(urlProtocol) }
         }
@@ -257,10 +259,25 @@ final class CurlTransfer: @unchecked Sendable {
     private func releaseHeldResponse() {
         guard let heldResponse, let urlProtocol else { return }
         state.releaseHeld()
-        urlProtocol.client?.urlProtocol(urlProtocol, didReceive: heldResponse, cacheStoragePolicy: .notAllowed)
-        urlProtocol.client?.urlProtocol(urlProtocol, didLoad: heldBody)
+        deliver(heldResponse, to: urlProtocol)
+        deliver(heldBody, to: urlProtocol)
         self.heldResponse = nil
         heldBody = Data()
+    }
+
+    /// Hands the final response to the task's body sink, if it has one, and to URLSession.
+    private func deliver(_ response: HTTPURLResponse, to urlProtocol: CurlURLProtocol) {
+        bodySink?.transportDidReceive(response)
+        urlProtocol.client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
+    }
+
+    /// Hands body bytes to the task's body sink, or else to URLSession.
+    private func deliver(_ data: Data, to urlProtocol: CurlURLProtocol) {
+        if let bodySink {
+            bodySink.transportDidReceive(data)
+        } else {
+            urlProtocol.client?.urlProtocol(urlProtocol, didLoad: data)
+        }
     }
 
     // MARK: Lifecycle
@@ -590,7 +607,7 @@ final class CurlTransfer: @unchecked Sendable {
                 return true
             }
             state.deliveredResponse()
-            urlProtocol.client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
+            deliver(response, to: urlProtocol)
         }
         return true
     }
@@ -688,7 +705,7 @@ final class CurlTransfer: @unchecked Sendable {
             transfer.exceeded(limit)
             return 0
         }
-        urlProtocol.client?.urlProtocol(urlProtocol, didLoad: Data(bytes: bytes, count: length))
+        transfer.deliver(Data(bytes: bytes, count: length), to: urlProtocol)
         return length
     }
 
