@@ -190,7 +190,8 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
             throw RequestSerializationError.invalidURL(urlString)
         }
         var request = URLRequest(url: url)
-        request.httpMethod = method
+        // A new request's method is GET; setting it anyway copies the request's storage.
+        if method != "GET" { request.httpMethod = method }
         let state = state.withLock { $0 }
         if let value = state.allowsCellularAccess { request.allowsCellularAccess = value }
         if let value = state.cachePolicy { request.cachePolicy = value }

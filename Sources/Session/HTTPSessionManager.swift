@@ -152,7 +152,10 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
     /// The request the REST methods send: `urlString` resolved against `baseURL`, serialized
     /// with `parameters`, then `headers` applied (checked for CR/LF first).
     public func request(method: String, urlString: String, parameters: Any?, headers: [String: String]?) throws -> URLRequest {
-        var request = try requestSerializer.request(method: method, urlString: try resolve(urlString), parameters: parameters)
+        // Without a base URL the serializer's own parse is the only one needed (it throws the
+        // same `invalidURL` for a string that is not an absolute URL).
+        let absolute = baseURL == nil ? urlString : try resolve(urlString)
+        var request = try requestSerializer.request(method: method, urlString: absolute, parameters: parameters)
         try Self.apply(headers, to: &request)
         return request
     }

@@ -11,8 +11,8 @@ import FoundationNetworking
 /// manager turns into typed errors. The manager's URLSession delegate methods forward each
 /// event here from the serial delegate queue; handlers run on the task's delivery queue.
 final class TaskDelegate: @unchecked Sendable {
-    // @unchecked: every mutable field is in `state` (a `Locked`); the other stored properties
-    // are immutable, and `Progress` synchronizes itself.
+    // @unchecked: every mutable field is in `state` (a `Locked`), the `Progress` objects too;
+    // the other stored properties are immutable, and `Progress` synchronizes itself.
 
     enum Direction: Hashable, Sendable {
         case upload
@@ -53,8 +53,28 @@ final class TaskDelegate: @unchecked Sendable {
         }
     }
 
+    /// One direction's progress: the counts, and the `Progress` object once someone needs it (a
+    /// progress handler, `uploadProgress(for:)`): two objects with their handlers cost 9,000
+    /// instructions of a small request that nobody watched.
+    private struct ProgressCounts {
+        var completed: Int64 = 0
+        var total: Int64 = 0
+        var object: Progress?
+
+        mutating func set(completed: Int64, total: Int64? = nil) {
+            self.completed = completed
+            if let total { self.total = total }
+            if let object {
+                if let total { object.totalUnitCount = total }
+                object.completedUnitCount = completed
+            }
+        }
+    }
+
     private struct State {
         var data = Data()
+        var upload = ProgressCounts()
+        var download = ProgressCounts()
         var response: HTTPURLResponse?
         var responseStart: Date?
         var transactions: [TransactionMetrics] = []
@@ -89,8 +109,6 @@ final class TaskDelegate: @unchecked Sendable {
     let bodyStream: UploadBodyStream?
     /// The upload's length when URLSession cannot know it (stream bodies).
     let knownUploadLength: Int64?
-    let uploadProgress = Progress(totalUnitCount: 0)
-    let downloadProgress = Progress(totalUnitCount: 0)
     let taskStart = Date()
     /// The manager's event monitors when the task was created.
     let monitors: [any EventMonitor]
@@ -129,14 +147,7 @@ final class TaskDelegate: @unchecked Sendable {
         self.monitors = monitors
         self.receivesBodyFromTransport = receivesBodyFromTransport
         state = Locked(State(writer: writer, limits: limits, totalTimeout: totalTimeout, interceptor: interceptor))
-        downloadProgress.completedUnitCount = writer?.resumeOffset ?? 0
-        for progress in [uploadProgress, downloadProgress] {
-            progress.isCancellable = true
-            progress.isPausable = true
-            progress.cancellationHandler = { [weak task] in task?.cancel() }
-            progress.pausingHandler = { [weak task] in task?.suspend() }
-            progress.resumingHandler = { [weak task] in task?.resume() }
-        }
+        state.withLock { $0.download.completed = writer?.resumeOffset ?? 0 }
     }
 
     // MARK: Events, on the delegate queue
@@ -164,10 +175,11 @@ final class TaskDelegate: @unchecked Sendable {
         }
         if failed { cancelTask() }
         if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
-        let offset = state.withLock { $0.writer?.bytesInFile ?? 0 }
         let expected = response.expectedContentLength
-        downloadProgress.totalUnitCount = expected >= 0 ? expected + offset : -1
-        downloadProgress.completedUnitCount = offset
+        state.withLock { state in
+            let offset = state.writer?.bytesInFile ?? 0
+            state.download.set(completed: offset, total: expected >= 0 ? expected + offset : -1)
+        }
     }
 
     /// Cancels the task from another queue: the body sink runs on URLSession's work queue,
@@ -208,16 +220,16 @@ final class TaskDelegate: @unchecked Sendable {
             cancelTask()
             return total
         }
-        downloadProgress.completedUnitCount = total
-        deliver(downloadProgress, handler: handlers.downloadProgress, direction: .download)
+        state.withLock { $0.download.set(completed: total) }
+        deliver(handler: handlers.downloadProgress, direction: .download)
         return total
     }
 
     func didSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         state.withLock { $0.bytesSent = totalBytesSent }
-        uploadProgress.totalUnitCount = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : knownUploadLength ?? -1
-        uploadProgress.completedUnitCount = totalBytesSent
-        deliver(uploadProgress, handler: handlers.uploadProgress, direction: .upload)
+        let total = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : knownUploadLength ?? -1
+        state.withLock { $0.upload.set(completed: totalBytesSent, total: total) }
+        deliver(handler: handlers.uploadProgress, direction: .upload)
     }
 
     /// Counts a redirect; returns how many the task has met.
@@ -440,11 +452,46 @@ final class TaskDelegate: @unchecked Sendable {
 
     // MARK: Progress delivery
 
+    /// The upload's progress, made on first use. AFNetworking: `uploadProgressForTask:`.
+    var uploadProgress: Progress { progress(.upload) }
+
+    /// The download's progress, made on first use. AFNetworking: `downloadProgressForTask:`.
+    var downloadProgress: Progress { progress(.download) }
+
+    /// Bytes done and expected (-1 unknown) in `direction`, without making a `Progress`.
+    func counts(_ direction: Direction) -> (completed: Int64, total: Int64) {
+        state.withLock { state in
+            let counts = direction == .upload ? state.upload : state.download
+            return (counts.completed, counts.total)
+        }
+    }
+
+    /// The `Progress` of `direction`, made with the counts so far when first asked for; it
+    /// cancels, suspends and resumes the task.
+    private func progress(_ direction: Direction) -> Progress {
+        state.withLock { state in
+            let counts = direction == .upload ? state.upload : state.download
+            if let object = counts.object { return object }
+            // No parent, as AFNetworking makes them (a `Progress.current` would otherwise adopt it).
+            let progress = Progress(parent: nil, userInfo: nil)
+            progress.totalUnitCount = counts.total
+            progress.completedUnitCount = counts.completed
+            progress.isCancellable = true
+            progress.isPausable = true
+            progress.cancellationHandler = { [weak task] in task?.cancel() }
+            progress.pausingHandler = { [weak task] in task?.suspend() }
+            progress.resumingHandler = { [weak task] in task?.resume() }
+            if direction == .upload { state.upload.object = progress } else { state.download.object = progress }
+            return progress
+        }
+    }
+
     /// Queues one call of `handler` unless one is already queued: a slow handler sees fewer,
     /// fresher updates instead of a backlog that grows with the body.
-    private func deliver(_ progress: Progress, handler: URLSessionManager.ProgressHandler?, direction: Direction) {
+    private func deliver(handler: URLSessionManager.ProgressHandler?, direction: Direction) {
         guard let handler else { return }
         guard state.withLock({ $0.pendingDeliveries.insert(direction).inserted }) else { return }
+        let progress = progress(direction)
         deliveryQueue.async { [self] in
             state.withLock { _ = $0.pendingDeliveries.remove(direction) }
             handler(progress)

@@ -10,7 +10,7 @@ import FoundationNetworking
 extension URLSessionManager: CurlTransferObserver {
     package func curlTask(_ task: URLSessionTask, didSendBodyData totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         guard let delegate = table.delegate(for: task) else { return }
-        let previous = delegate.uploadProgress.completedUnitCount
+        let previous = delegate.counts(.upload).completed
         override(\.taskDidSendBodyData)?(delegate.session, task, totalBytesSent - previous, totalBytesSent, totalBytesExpectedToSend)
         delegate.didSendBodyData(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }

@@ -130,7 +130,8 @@ extension URLSessionManager: URLSessionDataDelegate {
         if disposition == .cancel { dataTask.cancel() }
         if delegate.kind == .download, let writer = response as? HTTPURLResponse,
            DownloadWriter.rangeStart(of: writer).map({ $0 > 0 }) ?? false {
-            override(\.downloadTaskDidResume)?(session, dataTask, delegate.downloadProgress.completedUnitCount, delegate.downloadProgress.totalUnitCount)
+            let counts = delegate.counts(.download)
+            override(\.downloadTaskDidResume)?(session, dataTask, counts.completed, counts.total)
         }
     }
 
@@ -139,7 +140,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         guard let delegate = table.delegate(for: dataTask) else { return }
         let total = delegate.didReceive(data: data)
         if delegate.kind == .download {
-            override(\.downloadTaskDidWriteData)?(session, dataTask, Int64(data.count), total, delegate.downloadProgress.totalUnitCount)
+            override(\.downloadTaskDidWriteData)?(session, dataTask, Int64(data.count), total, delegate.counts(.download).total)
         } else {
             override(\.dataTaskDidReceiveData)?(session, dataTask, data)
         }

@@ -416,13 +416,13 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// Resumes `task` and posts `Notification.Name.taskDidResume`.
     public func resume(_ task: URLSessionTask) {
         task.resume()
-        post(.taskDidResume, task: task, userInfo: [:])
+        post(.taskDidResume, task: task)
     }
 
     /// Suspends `task` and posts `Notification.Name.taskDidSuspend`.
     public func suspend(_ task: URLSessionTask) {
         task.suspend()
-        post(.taskDidSuspend, task: task, userInfo: [:])
+        post(.taskDidSuspend, task: task)
     }
 
     // MARK: Invalidation
@@ -627,7 +627,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         return request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
     }
 
-    func post(_ name: Notification.Name, task: URLSessionTask, userInfo: [String: Any]) {
+    func post(_ name: Notification.Name, task: URLSessionTask, userInfo: [String: Any]? = nil) {
         NotificationCenter.default.post(name: name, object: task, userInfo: userInfo)
     }
 

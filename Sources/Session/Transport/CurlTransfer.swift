@@ -108,7 +108,6 @@ final class CurlTransfer: @unchecked Sendable {
         timeouts = TransferTimeouts(connect: transport.connection.connectTimeout ?? request.timeoutInterval, idle: request.timeoutInterval, total: nil)
         clientIdentity = transport.connection.clientIdentity
         if let task = urlProtocol.task {
-            transport.observer?.curlTask(task, receivesBodyThrough: window)
             if let options = transport.observer?.transferOptions(of: task) {
                 limits = options.limits
                 isDownload = options.isDownload
@@ -118,6 +117,8 @@ final class CurlTransfer: @unchecked Sendable {
                 reportsAttempts = options.reportsAttempts
                 bodySink = options.bodySink
             }
+            // A body sink takes each chunk as it comes: there is nothing to read ahead of.
+            if bodySink == nil { transport.observer?.curlTask(task, receivesBodyThrough: window) }
         }
     }
 
@@ -700,7 +701,7 @@ final class CurlTransfer: @unchecked Sendable {
         transfer.lastActivity = .now()
         if transfer.state.isHolding, let bytes, length > 0 { return transfer.hold(bytes, count: length) }
         guard transfer.state.deliversToClient, let urlProtocol = transfer.urlProtocol, let bytes, length > 0 else { return length }
-        guard transfer.window.admit(length) else { return CurlSocket.writeFunctionPause }
+        guard transfer.bodySink != nil || transfer.window.admit(length) else { return CurlSocket.writeFunctionPause }
         if let limit = transfer.admitBody(length) {
             transfer.exceeded(limit)
             return 0

@@ -38,7 +38,7 @@ struct ResponseHead: Equatable {
                 if let previous { values[previous] += " " + Self.trimmingSpaces(line[...]) }
                 continue
             }
-            guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) else {
+            guard let colon = Self.colon(in: line) else {
                 previous = nil
                 continue
             }
@@ -58,6 +58,14 @@ struct ResponseHead: Equatable {
         var fields = [String: String](minimumCapacity: names.count)
         for (name, value) in zip(names, values) { fields[name] = value }
         return ResponseHead(statusCode: code, httpVersion: version, fields: fields, setCookies: setCookies)
+    }
+
+    /// The index of the first colon of `line`, searched in its contiguous UTF-8 bytes (the
+    /// generic search over `String.UTF8View` cost 300 instructions a line).
+    private static func colon(in line: String) -> String.Index? {
+        let offset = line.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: ":")) }
+            ?? line.utf8.firstIndex(of: UInt8(ascii: ":")).map { line.utf8.distance(from: line.utf8.startIndex, to: $0) }
+        return offset.map { line.utf8.index(line.utf8.startIndex, offsetBy: $0) }
     }
 
     /// Finds a field name already seen, in any case: by comparing bytes while there are few
