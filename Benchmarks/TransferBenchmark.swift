@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// Throughput and peak memory of large transfers from the local bulk server
-/// (`scripts/bulk_server.py`, unthrottled): eight 10 MB downloads at a time (80 in all), one
+/// (`scripts/bulk_server.py`, unthrottled): eight 10 MB downloads at a time (80 in all), the
+/// same 80 bodies kept in memory (data tasks), one
 /// 1 GiB download and one 1 GiB upload from a file, each through `URLSessionManager` and,
 /// as the baseline in the same run, through URLSession's own download and upload-from-file
 /// tasks. Then `afn` itself uploads and downloads 1 GiB, its peak RSS polled from the child. Usage: transfer <bulk server base URL> <path of the afn executable>
@@ -31,6 +32,9 @@ enum TransferBenchmark {
         report("download_10mb_x80_8_in_flight", bytes: 80 * 10_000_000,
                baseline: try measure { try NativeTransfers.downloads(small, count: 80, inFlight: 8, into: directory) },
                manager: try measure { try ManagedTransfers.downloads(small, count: 80, inFlight: 8, into: directory) })
+        report("get_10mb_x80_8_in_flight_in_memory", bytes: 80 * 10_000_000,
+               baseline: try measure { try NativeTransfers.gets(small, count: 80, inFlight: 8) },
+               manager: try measure { try ManagedTransfers.gets(small, count: 80, inFlight: 8) })
         let big = base.appendingPathComponent("bytes/\(gibibyte)")
         report("download_1gib", bytes: gibibyte,
                baseline: try measure { try NativeTransfers.downloads(big, count: 1, inFlight: 1, into: directory) },
@@ -115,6 +119,16 @@ enum NativeTransfers {
         if failures > 0 { throw URLError(.unknown) }
     }
 
+    /// `count` GETs of `url` with the bodies kept in memory, `inFlight` at a time.
+    static func gets(_ url: URL, count: Int, inFlight: Int) throws {
+        let session = URLSession(configuration: benchmarkConfiguration())
+        defer { session.finishTasksAndInvalidate() }
+        let failures = fanOut(count: count, inFlight: inFlight) { _, done in
+            session.dataTask(with: url) { data, _, error in done(error == nil && data?.count == 10_000_000) }.resume()
+        }
+        if failures > 0 { throw URLError(.unknown) }
+    }
+
     static func upload(_ file: URL, to url: URL) throws {
         let session = URLSession(configuration: benchmarkConfiguration())
         defer { session.finishTasksAndInvalidate() }
@@ -145,6 +159,19 @@ enum ManagedTransfers {
                     try? FileManager.default.removeItem(at: destination)
                     done(error == nil)
                 }))
+        }
+        if failures > 0 { throw URLError(.unknown) }
+    }
+
+    /// `count` GETs of `url` with the bodies kept in memory, `inFlight` at a time.
+    static func gets(_ url: URL, count: Int, inFlight: Int) throws {
+        let manager = URLSessionManager(configuration: benchmarkConfiguration())
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        manager.responseSerializer = HTTPResponseSerializer()
+        let failures = try fanOut(count: count, inFlight: inFlight) { _, done in
+            manager.resume(try manager.dataTask(with: URLRequest(url: url)) { _, object, error in
+                done(error == nil && (object as? Data)?.count == 10_000_000)
+            })
         }
         if failures > 0 { throw URLError(.unknown) }
     }
