@@ -21,11 +21,9 @@ struct ResumeData: Codable, Equatable {
     var lastModified: String?
 
     init?(request: URLRequest, response: HTTPURLResponse?, partialFile: URL, bytesReceived: Int64) {
-        let entityTag = response?.value(forHTTPHeaderField: "ETag")
         let lastModified = response?.value(forHTTPHeaderField: "Last-Modified")
-        // A weak ETag cannot validate a range (RFC 9110, 13.1.5); without a validator a resumed
-        // download could splice two versions of the resource together.
-        let strongTag = entityTag.flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        // Without a validator a resumed download could splice two versions of the resource together.
+        let strongTag = response.flatMap(Self.strongEntityTag)
         guard let url = request.url, bytesReceived > 0, strongTag != nil || lastModified != nil else { return nil }
         self.url = url
         method = request.httpMethod ?? "GET"
@@ -34,6 +32,12 @@ struct ResumeData: Codable, Equatable {
         self.bytesReceived = bytesReceived
         self.entityTag = strongTag
         self.lastModified = strongTag == nil ? lastModified : nil
+    }
+
+    /// The `ETag` of `response` when it can validate a range: a weak one cannot (RFC 9110,
+    /// 13.1.5).
+    static func strongEntityTag(of response: HTTPURLResponse) -> String? {
+        response.value(forHTTPHeaderField: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
     }
 
     init(decoding data: Data) throws {

@@ -460,17 +460,20 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// Bytes done and expected (-1 unknown) in `direction`, without making a `Progress`.
     func counts(_ direction: Direction) -> (completed: Int64, total: Int64) {
-        state.withLock { state in
-            let counts = direction == .upload ? state.upload : state.download
-            return (counts.completed, counts.total)
-        }
+        let counts = state.withLock { $0[keyPath: Self.progressCounts(direction)] }
+        return (counts.completed, counts.total)
+    }
+
+    private static func progressCounts(_ direction: Direction) -> WritableKeyPath<State, ProgressCounts> {
+        direction == .upload ? \.upload : \.download
     }
 
     /// The `Progress` of `direction`, made with the counts so far when first asked for; it
     /// cancels, suspends and resumes the task.
     private func progress(_ direction: Direction) -> Progress {
-        state.withLock { state in
-            let counts = direction == .upload ? state.upload : state.download
+        let path = Self.progressCounts(direction)
+        return state.withLock { state in
+            let counts = state[keyPath: path]
             if let object = counts.object { return object }
             // No parent, as AFNetworking makes them (a `Progress.current` would otherwise adopt it).
             let progress = Progress(parent: nil, userInfo: nil)
@@ -481,7 +484,7 @@ final class TaskDelegate: @unchecked Sendable {
             progress.cancellationHandler = { [weak task] in task?.cancel() }
             progress.pausingHandler = { [weak task] in task?.suspend() }
             progress.resumingHandler = { [weak task] in task?.resume() }
-            if direction == .upload { state.upload.object = progress } else { state.download.object = progress }
+            state[keyPath: path].object = progress
             return progress
         }
     }

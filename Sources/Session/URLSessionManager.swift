@@ -393,7 +393,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         destination: DownloadDestination? = nil, options: DownloadOptions = [], completionHandler: CompletionHandler? = nil
     ) throws -> URLSessionTask {
         let resume = try ResumeData(decoding: resumeData)
-        _ = unresumedPartialFiles.withLock { $0.remove(URL(fileURLWithPath: resume.partialFilePath)) }
+        stopRemoving(resume)
         let writer = DownloadWriter(resumingFile: URL(fileURLWithPath: resume.partialFilePath), resumeOffset: resume.bytesReceived)
         return try makeDownloadTask(request: resume.continuationRequest, writer: writer, credential: credential, progress: progress,
                                     destination: destination, options: options, completion: Self.taskCompletion(completionHandler))
@@ -450,7 +450,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// that another manager, or a later process, can resume from it; removing it becomes the
     /// caller's task. Throws `SessionError.invalidResumeData`. Beyond AFNetworking.
     public func keepPartialFile(ofResumeData resumeData: Data) throws {
-        let resume = try ResumeData(decoding: resumeData)
+        stopRemoving(try ResumeData(decoding: resumeData))
+    }
+
+    /// The partial file of `resume` is no longer the manager's to remove.
+    private func stopRemoving(_ resume: ResumeData) {
         _ = unresumedPartialFiles.withLock { $0.remove(URL(fileURLWithPath: resume.partialFilePath)) }
     }
 

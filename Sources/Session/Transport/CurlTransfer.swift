@@ -228,7 +228,7 @@ final class CurlTransfer: @unchecked Sendable {
         case .doNotRetry:
             conclude(error: error)
         case .fail(let failure):
-            tellClient(failure)
+            fail(failure)
         }
     }
 
@@ -244,14 +244,6 @@ final class CurlTransfer: @unchecked Sendable {
             if error == nil { urlProtocol.client?.urlProtocolDidFinishLoading(urlProtocol) }
         }
         if let error { urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error) }
-        self.urlProtocol = nil
-    }
-
-    /// Tells the client the task failed with `error`, after a decision.
-    private func tellClient(_ error: any Error) {
-        state.ended()
-        guard let urlProtocol else { return }
-        urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error)
         self.urlProtocol = nil
     }
 
@@ -410,7 +402,7 @@ final class CurlTransfer: @unchecked Sendable {
         releaseHandle()
         let error = timeouts.error(.idle, url: request.url)
         switch state.attemptFailed(retriable: interceptor != nil) {
-        case .tellClient: tellClient(error)
+        case .tellClient: fail(error)
         case .considerRetry: considerRetry(error: error)
         case .nothing: break
         }
@@ -469,7 +461,7 @@ final class CurlTransfer: @unchecked Sendable {
         releaseHandle()
         if let refusedContinuation {
             // The server sent something other than the rest: the body delivered cannot go on.
-            return tellClient(refusedContinuation)
+            return fail(refusedContinuation)
         }
         let canContinue = interceptor != nil && curlCode != CurlCode.ok && continuation == nil && rangeContinuation != nil
         switch state.hopFinished(curlCode: curlCode, retriable: interceptor != nil, canContinue: canContinue) {
@@ -648,8 +640,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The request that follows a redirect `response`, when the manager accepts one.
     private func redirectRequest(after response: HTTPURLResponse) -> URLRequest? {
-        // Status first: `value(forHTTPHeaderField:)` compares every name through NSString.
-        guard (300..<400).contains(response.statusCode), let task, let target = FollowUpRules.redirectTarget(
+        guard let task, let target = FollowUpRules.redirectTarget(
             status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), relativeTo: request.url) else { return nil }
         let proposed = FollowUpRules.redirectRequest(from: request, to: target, status: response.statusCode)
         return transport.observer?.curlTask(task, willRedirectWith: response, to: proposed)
@@ -657,7 +648,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The same request with the manager's credential after a first Basic challenge.
     private func authenticatedRequest(after response: HTTPURLResponse) -> URLRequest? {
-        guard response.statusCode == 401, let task, FollowUpRules.answersBasicChallenge(
+        guard let task, FollowUpRules.answersBasicChallenge(
             status: response.statusCode, wwwAuthenticate: response.value(forHTTPHeaderField: "WWW-Authenticate"),
             alreadyAttempted: state.authenticationAttempted, bodyIsStream: isStream),
             let credential = transport.observer?.curlTask(task, credentialFor: response),

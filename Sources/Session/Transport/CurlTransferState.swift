@@ -122,17 +122,15 @@ struct CurlTransferState<Request> {
         }
     }
 
-    /// The attempt failed outside libcurl while running (the idle timeout).
+    /// The attempt failed outside libcurl while running (the idle timeout); `failed()` ends a
+    /// transfer told to tell the client.
     mutating func attemptFailed(retriable: Bool) -> Failure {
         switch phase {
         case .ended, .deciding: return .nothing
         default:
-            if retriable, !responseDelivered {
-                phase = .deciding
-                return .considerRetry
-            }
-            phase = .ended
-            return .tellClient
+            guard retriable, !responseDelivered else { return .tellClient }
+            phase = .deciding
+            return .considerRetry
         }
     }
 
@@ -150,7 +148,8 @@ struct CurlTransferState<Request> {
         return true
     }
 
-    /// The transfer failed before or between hops; `true` when the client must be told.
+    /// The transfer failed (before or between hops, after a decision, or with a refused
+    /// continuation); `true` when the client must be told.
     mutating func failed() -> Bool {
         if case .ended = phase { return false }
         phase = .ended

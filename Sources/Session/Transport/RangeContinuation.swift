@@ -17,13 +17,14 @@ struct RangeContinuation: Equatable {
     /// bytes), no validator, or a status other than 200 or a 206 with a `Content-Range`.
     init?(response: HTTPURLResponse, delivered: Int64) {
         guard delivered > 0, Self.isIdentity(response.value(forHTTPHeaderField: "Content-Encoding")) else { return nil }
-        let entityTag = response.value(forHTTPHeaderField: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
-        guard let validator = entityTag ?? response.value(forHTTPHeaderField: "Last-Modified") else { return nil }
+        guard let validator = ResumeData.strongEntityTag(of: response) ?? response.value(forHTTPHeaderField: "Last-Modified") else {
+            return nil
+        }
         let start: Int64
         switch response.statusCode {
         case 200: start = 0
         case 206:
-            guard let first = Self.rangeStart(response.value(forHTTPHeaderField: "Content-Range")) else { return nil }
+            guard let first = DownloadWriter.rangeStart(of: response) else { return nil }
             start = first
         default: return nil
         }
@@ -41,17 +42,11 @@ struct RangeContinuation: Equatable {
 
     /// Whether `response` is the rest: a 206 whose range starts at `offset`.
     func isContinued(by response: HTTPURLResponse) -> Bool {
-        response.statusCode == 206 && Self.rangeStart(response.value(forHTTPHeaderField: "Content-Range")) == offset
+        response.statusCode == 206 && DownloadWriter.rangeStart(of: response) == offset
     }
 
     private static func isIdentity(_ coding: String?) -> Bool {
         guard let coding = coding?.trimmingCharacters(in: .whitespaces).lowercased(), !coding.isEmpty else { return true }
         return coding == "identity"
-    }
-
-    /// The first byte of `bytes first-last/length`.
-    private static func rangeStart(_ contentRange: String?) -> Int64? {
-        guard let contentRange, contentRange.lowercased().hasPrefix("bytes ") else { return nil }
-        return contentRange.dropFirst(6).split(separator: "-", maxSplits: 1).first.flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 }
