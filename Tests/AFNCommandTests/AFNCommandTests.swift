@@ -317,7 +317,7 @@ final class AFNCommandTests: XCTestCase {
 
     func testRetryRetriesATransientFailureAndVerboseShowsEachAttemptWithItsPhases() throws {
         let id = FaultServer.uniqueID()
-        let run = try afn("get", try FaultServer.url("/seq/\(id)?s=503,200").absoluteString, "--retry", "2", "--verbose")
+        let run = try afn("get", try FaultServer.sequence(id, "503,200").absoluteString, "--retry", "2", "--verbose")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.json?["attempt"] as? Int, 2)
         XCTAssertTrue(run.stderr.contains("* attempt 1: HTTP 503; retrying in "), run.stderr)
@@ -330,14 +330,14 @@ final class AFNCommandTests: XCTestCase {
 
     func testWithoutRetryATransientFailureExitsWithOne() throws {
         let id = FaultServer.uniqueID()
-        let run = try afn("get", try FaultServer.url("/seq/\(id)?s=503,200").absoluteString)
+        let run = try afn("get", try FaultServer.sequence(id, "503,200").absoluteString)
         XCTAssertEqual(run.status, 1, run.stderr)
         XCTAssertEqual(try FaultServer.log(id).count, 1)
     }
 
     func testRetryMaxTimeStopsARetryThatWouldStartLater() throws {
         let id = FaultServer.uniqueID()
-        let run = try afn("get", try FaultServer.url("/seq/\(id)?s=503:2,200").absoluteString, "--retry", "3", "--retry-max-time", "1")
+        let run = try afn("get", try FaultServer.sequence(id, "503:2,200").absoluteString, "--retry", "3", "--retry-max-time", "1")
         XCTAssertEqual(run.status, 1, run.stderr)
         XCTAssertEqual(try FaultServer.log(id).count, 1)
     }

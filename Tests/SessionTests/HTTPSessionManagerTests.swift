@@ -17,6 +17,12 @@ final class HTTPSessionManagerTests: XCTestCase {
         XCTAssertTrue(manager.responseSerializer is JSONResponseSerializer)
     }
 
+    func testARelativeURLWithoutABaseURLIsAnInvalidURL() {
+        XCTAssertThrowsError(try HTTPSessionManager().request(method: "GET", urlString: "users/1", parameters: nil, headers: nil)) { error in
+            guard case .invalidURL("users/1")? = error as? RequestSerializationError else { return XCTFail("\(error)") }
+        }
+    }
+
     func testPinningPolicyIsRefusedForAnHTTPBaseURL() {
         let manager = HTTPSessionManager(baseURL: URL(string: "http://example.com/api"))
         XCTAssertThrowsError(try manager.setSecurityPolicy(SecurityPolicy(pinningMode: .certificate))) { error in

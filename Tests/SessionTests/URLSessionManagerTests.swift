@@ -271,6 +271,21 @@ final class URLSessionManagerTests: XCTestCase {
         XCTAssertEqual((result.error as? URLError)?.code, .cancelled)
     }
 
+    func testADataOverrideSeesEveryBodyByteAndTheTaskKeepsThemAll() throws {
+        let manager = makeManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        let seen = Locked(Data())
+        var overrides = SessionDelegateOverrides()
+        overrides.dataTaskDidReceiveData = { _, _, data in seen.withLock { $0.append(data) } }
+        manager.overrides = overrides
+        let result = try complete { handler in
+            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/bytes/100000?seed=3")), completionHandler: handler))
+        }
+        let body = try XCTUnwrap(result.object as? Data)
+        XCTAssertEqual(body.count, 100_000)
+        XCTAssertEqual(seen.withLock { $0 }, body)
+    }
+
     func testSubSecondTimeoutDoesNotFailAtOnce() throws {
         let manager = makeManager()
         for _ in 0..<5 {

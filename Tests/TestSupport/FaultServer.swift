@@ -12,6 +12,11 @@ public enum FaultServer {
         try testServerURL("AFN_FAULT_URL", path, file: file, line: line)
     }
 
+    /// The scripted sequence `steps` (`503:1,503,200`) under the id `id`.
+    public static func sequence(_ id: Int, _ steps: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        try url("/seq/\(id)?s=\(steps)", file: file, line: line)
+    }
+
     /// A fresh id for the scripted kinds, so that no two tests share a sequence or a log.
     public static func uniqueID() -> Int { Int.random(in: 1_000_000...999_999_999) }
 

@@ -32,23 +32,13 @@ final class EventMonitorTests: XCTestCase {
         }
     }
 
-    private struct NumberAttempts: RequestInterceptor {
-        func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
-            var request = request
-            request.setValue("\(attempt)", forHTTPHeaderField: "X-Attempt")
-            return request
-        }
-    }
-
     func testAMonitorHearsEachPhaseInOrderOnItsQueue() throws {
         let recorder = Recorder()
-        let manager = makeManager()
-        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
-        manager.interceptor = InterceptorChain([NumberAttempts(), RetryPolicy(budget: nil, jitter: { _ in 0 })])
+        let manager = makeManager(interceptor: InterceptorChain([HeaderInterceptor(name: "X-Attempt") { "\($0)" }, RetryPolicy.immediate]))
         manager.eventMonitors = [recorder]
         let id = FaultServer.uniqueID()
         let completion = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try FaultServer.url("/seq/\(id)?s=502,200")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: try FaultServer.sequence(id, "502,200")), completionHandler: handler))
         }
         XCTAssertEqual(completion.status, 200)
         recorder.queue.sync {}

@@ -41,22 +41,13 @@ final class RequestLoggerTests: XCTestCase {
     }
 
     func testTheAdaptedCredentialIsRedactedAndEachRetryLogged() throws {
-        struct Token: RequestInterceptor {
-            func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
-                var request = request
-                request.setValue("Bearer adapted-secret", forHTTPHeaderField: "Authorization")
-                return request
-            }
-        }
         let lines = Locked<[String]>([])
         let logger = logger(lines)
-        let manager = makeManager()
-        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
-        manager.interceptor = InterceptorChain([Token(), RetryPolicy(budget: nil, jitter: { _ in 0 })])
+        let manager = makeManager(interceptor: InterceptorChain([HeaderInterceptor(name: "Authorization") { _ in "Bearer adapted-secret" }, RetryPolicy.immediate]))
         manager.eventMonitors = [logger]
         let id = FaultServer.uniqueID()
         let completion = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try FaultServer.url("/seq/\(id)?s=503,200")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: try FaultServer.sequence(id, "503,200")), completionHandler: handler))
         }
         XCTAssertEqual(completion.status, 200)
         logger.queue.sync {}

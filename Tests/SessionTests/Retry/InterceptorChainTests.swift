@@ -7,22 +7,13 @@ import XCTest
 
 /// `InterceptorChain` composes adaptations in order and takes the first retry decision.
 final class InterceptorChainTests: XCTestCase {
-    private struct Header: RequestInterceptor {
-        let value: String
-        func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
-            var request = request
-            request.addValue(value, forHTTPHeaderField: "X-Chain")
-            return request
-        }
-    }
-
     private struct Decides: RequestInterceptor {
         let decision: RetryDecision
         func retry(_ context: RetryContext) async -> RetryDecision { decision }
     }
 
     func testAdaptationsRunInOrder() async throws {
-        let chain = InterceptorChain([Header(value: "a"), Header(value: "b")])
+        let chain = InterceptorChain([HeaderInterceptor.chain("a"), HeaderInterceptor.chain("b")])
         let adapted = try await chain.adapt(URLRequest(url: URL(string: "http://127.0.0.1/")!), attempt: 1)
         XCTAssertEqual(adapted.value(forHTTPHeaderField: "X-Chain"), "a,b")
     }

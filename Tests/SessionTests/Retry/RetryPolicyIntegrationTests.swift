@@ -12,16 +12,22 @@ import XCTest
 /// shows what was sent and when. Interceptors put a manager on libcurl on either transport.
 final class RetryPolicyIntegrationTests: XCTestCase {
     /// A manager whose policy waits exactly the backoff bound (no jitter), without a budget
-    /// unless given one, and hands back error bodies as data.
+    /// unless given one.
     private func makeRetryingManager(_ policy: RetryPolicy = RetryPolicy(budget: nil, jitter: { $0 })) -> URLSessionManager {
-        let manager = makeManager()
-        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
-        manager.interceptor = policy
-        return manager
+        makeManager(interceptor: policy)
     }
 
     private func sequence(_ id: Int, _ steps: String) throws -> URL {
-        try FaultServer.url("/seq/\(id)?s=\(steps)")
+        try FaultServer.sequence(id, steps)
+    }
+
+    /// A POST of a small body to the sequence `steps`, with an `Idempotency-Key` when given one.
+    private func post(_ id: Int, _ steps: String, idempotencyKey: String? = nil) throws -> URLRequest {
+        var request = URLRequest(url: try sequence(id, steps))
+        request.httpMethod = "POST"
+        request.httpBody = Data("payload".utf8)
+        request.setValue(idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
+        return request
     }
 
     /// Runs `request` and returns its one completion and metrics.
@@ -72,10 +78,7 @@ final class RetryPolicyIntegrationTests: XCTestCase {
 
     func testAPostIsNotRetriedByDefault() throws {
         let id = FaultServer.uniqueID()
-        var request = URLRequest(url: try sequence(id, "503,200"))
-        request.httpMethod = "POST"
-        request.httpBody = Data("payload".utf8)
-        let (completion, metrics) = try run(request, on: makeRetryingManager())
+        let (completion, metrics) = try run(try post(id, "503,200"), on: makeRetryingManager())
         XCTAssertEqual(completion.status, 503)
         XCTAssertEqual(completion.object as? Data, Data(#"{"error": 503}"#.utf8), "the error response reaches the task with its body")
         XCTAssertEqual(metrics?.attemptCount, 1)
@@ -84,11 +87,7 @@ final class RetryPolicyIntegrationTests: XCTestCase {
 
     func testAPostWithAnIdempotencyKeyIsRetried() throws {
         let id = FaultServer.uniqueID()
-        var request = URLRequest(url: try sequence(id, "503,200"))
-        request.httpMethod = "POST"
-        request.httpBody = Data("payload".utf8)
-        request.setValue("order-17", forHTTPHeaderField: "Idempotency-Key")
-        let (completion, _) = try run(request, on: makeRetryingManager())
+        let (completion, _) = try run(try post(id, "503,200", idempotencyKey: "order-17"), on: makeRetryingManager())
         XCTAssertEqual(completion.status, 200)
         let log = try FaultServer.log(id)
         XCTAssertEqual(log.map(\.method), ["POST", "POST"])
@@ -182,82 +181,5 @@ final class RetryPolicyIntegrationTests: XCTestCase {
         XCTAssertEqual(seen.map(\.0), [1, 2])
         XCTAssertEqual(seen.map(\.1), [0.2, 0.4])
         XCTAssertEqual(seen.map(\.2), [500, 502])
-    }
-}
-
-/// Retries that continue a cut body with a range request.
-final class RetryContinuationTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-
-    override func setUpWithError() throws { directory = try TemporaryDirectory() }
-    override func tearDown() { directory.remove() }
-
-    private func makeRetryingManager() -> URLSessionManager {
-        let manager = makeManager()
-        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
-        manager.interceptor = RetryPolicy(budget: nil, jitter: { _ in 0 })
-        return manager
-    }
-
-    func testADownloadCutAfterFortyPercentContinuesWithARangeAndProgressNeverRunsBackwards() throws {
-        let id = FaultServer.uniqueID()
-        let manager = makeRetryingManager()
-        let destination = directory.url.appendingPathComponent("continued.bin")
-        let progress = ProgressLog()
-        let completion = try complete { handler in
-            manager.resume(try manager.downloadTask(with: URLRequest(url: try FaultServer.url("/cut/100000?id=\(id)")), progress: progress.handler,
-                                                    destination: { _, _ in destination }, completionHandler: handler))
-        }
-        XCTAssertNil(completion.error)
-        XCTAssertEqual(completion.status, 200, "the task's response is the first one")
-        XCTAssertEqual(try Data(contentsOf: destination), Data((0..<100_000).map { UInt8($0 % 256) }))
-        XCTAssertEqual(try FaultServer.log(id).map(\.range), [nil, "bytes=40000-"])
-        XCTAssertTrue(progress.isMonotonic, "progress never ran backwards")
-        XCTAssertEqual(progress.last?.completedUnitCount, 100_000)
-    }
-
-    func testADataTaskCutAfterFortyPercentContinuesToTheWholeBody() throws {
-        let id = FaultServer.uniqueID()
-        let completion = try complete { handler in
-            let manager = makeRetryingManager()
-            manager.resume(try manager.dataTask(with: URLRequest(url: try FaultServer.url("/cut/100000?id=\(id)")), completionHandler: handler))
-        }
-        XCTAssertNil(completion.error)
-        XCTAssertEqual(completion.object as? Data, Data((0..<100_000).map { UInt8($0 % 256) }))
-    }
-
-    func testAServerThatSendsTheWholeResourceAgainFailsTheTaskWithTheCut() throws {
-        let id = FaultServer.uniqueID()
-        let manager = makeRetryingManager()
-        let completion = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try FaultServer.url("/cut/100000?id=\(id)&ranges=0")), completionHandler: handler))
-        }
-        XCTAssertEqual((completion.error as? URLError)?.code, .networkConnectionLost, "\(String(describing: completion.error))")
-        XCTAssertEqual(try FaultServer.log(id).map(\.range), [nil, "bytes=40000-"])
-    }
-}
-
-/// Retries of requests whose bodies are streams.
-final class RetryBodyReplayTests: XCTestCase {
-    func testAMultipartBodyOfFilesAndDataIsSentAgainOnARetry() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let file = try directory.file("part.bin", contents: Data(repeating: 9, count: 5000))
-        let id = FaultServer.uniqueID()
-        var request = try HTTPRequestSerializer().multipartFormRequest(
-            method: "POST", urlString: try FaultServer.url("/seq/\(id)?s=reset,200").absoluteString, parameters: ["field": "value"]
-        ) { form in try form.appendPart(withFileURL: file, name: "file") }
-        request.setValue("upload-1", forHTTPHeaderField: "Idempotency-Key")
-        let manager = makeManager()
-        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
-        manager.interceptor = RetryPolicy(budget: nil, jitter: { _ in 0 })
-        let progress = ProgressLog()
-        let completion = try complete { handler in
-            manager.resume(try manager.uploadTask(withStreamedRequest: request, progress: progress.handler, completionHandler: handler))
-        }
-        XCTAssertNil(completion.error)
-        XCTAssertEqual(completion.status, 200)
-        XCTAssertEqual(try FaultServer.log(id).count, 2)
-        XCTAssertTrue(progress.isMonotonic, "upload progress never ran backwards")
     }
 }

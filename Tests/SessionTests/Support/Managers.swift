@@ -1,3 +1,4 @@
+import AFSerialization
 import AFSession
 import Foundation
 #if canImport(FoundationNetworking)
@@ -26,6 +27,20 @@ extension XCTestCase {
         addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
         return manager
     }
+
+    /// A `URLSessionManager` with `interceptor` that hands back every body as data, error
+    /// statuses included (the fault server's sequences answer 5xx), invalidated when the test ends.
+    func makeManager(interceptor: any RequestInterceptor) -> URLSessionManager {
+        let manager = makeManager()
+        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
+        manager.interceptor = interceptor
+        return manager
+    }
+}
+
+extension RetryPolicy {
+    /// The default policy retrying at once, without a budget: tests count attempts, not waits.
+    static let immediate = RetryPolicy(budget: nil, jitter: { _ in 0 })
 }
 
 /// Success and failure of one `HTTPSessionManager` call.
