@@ -124,8 +124,8 @@ enum RequestInstructionsBenchmark {
 /// under callgrind. Usage: sequential-requests urlsession|manager|ceiling <URL> <count>
 enum SequentialRequests {
     static func run(_ arguments: [String]) throws -> Bool {
-        guard arguments.count == 3, let url = URL(string: arguments[1]), let count = Int(arguments[2]) else {
-            print("usage: afn-benchmarks sequential-requests urlsession|manager|ceiling <URL> <count>")
+        guard arguments.count >= 3, let url = URL(string: arguments[1]), let count = Int(arguments[2]) else {
+            print("usage: afn-benchmarks sequential-requests urlsession|manager|ceiling <URL> <count> [in flight, default 1]")
             return false
         }
         let client: any BenchmarkClient = switch arguments[0] {
@@ -135,7 +135,8 @@ enum SequentialRequests {
         default: throw BenchmarkError.failed("unknown client \(arguments[0])")
         }
         defer { client.close() }
-        return fanOut(count: count, inFlight: 1) { _, done in client.get(done) } == 0
+        let inFlight = arguments.dropFirst(3).first.flatMap { Int($0) } ?? 1
+        return fanOut(count: count, inFlight: inFlight) { _, done in client.get(done) } == 0
     }
 }
 

@@ -33,7 +33,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The request URLSession started the task with: each attempt starts from it.
     private let originalRequest: URLRequest
     private var urlProtocol: CurlURLProtocol?
-    private let transport: CurlTransport
+    let transport: CurlTransport
     private var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutableRawPointer?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
@@ -72,9 +72,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let transferStart = DispatchTime.now()
     private var hopStart = DispatchTime.now()
     private var hopTotalMilliseconds = 0
-    /// The last byte received or sent; the idle timer compares it with the idle timeout.
+    /// The last byte received or sent; the transport's idle timer compares it with the idle timeout.
     private var lastActivity = DispatchTime.now()
-    private var idleTimer: DispatchSourceTimer?
     /// The task's interceptors (`nil`: every attempt is the only one), the attempt running, and
     /// what runs between attempts: the interceptors' work, or the wait before a retry.
     private var interceptor: (any RequestInterceptor)?
@@ -377,26 +376,22 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Idle timeout
 
-    /// libcurl has no idle timeout finer than a second (its low-speed limit), so the transfer
-    /// keeps one: a timer that fires when `idle` has passed since the last byte, checked
-    /// against `lastActivity` (which the callbacks update) and re-armed for the rest.
+    /// libcurl has no idle timeout finer than a second (its low-speed limit), so the transport
+    /// keeps one timer for its transfers, which checks each against `lastActivity` (updated by
+    /// the callbacks).
     private func startIdleTimer() {
         lastActivity = .now()
-        let timer = transport.makeTimer { [weak self] in self?.checkIdle() }
-        timer.schedule(deadline: .now() + timeouts.idle, leeway: .milliseconds(5))
-        timer.resume()
-        idleTimer = timer
+        transport.watchIdle(until: lastActivity + timeouts.idle)
     }
 
-    /// On the work queue: fails the transfer when it has been idle for the idle timeout. A
-    /// transfer paused for its consumer is not idle.
-    private func checkIdle() {
-        guard let easy, let idleTimer else { return }
+    /// On the work queue, from the transport's idle timer: fails the transfer when it has been
+    /// idle for the idle timeout, or returns when it may be next. A transfer paused for its
+    /// consumer is not idle.
+    func checkIdle() -> DispatchTime? {
+        guard let easy else { return nil }
         let idleFor = Self.seconds(from: lastActivity)
         guard idleFor >= timeouts.idle, !window.isPaused else {
-            let rest = window.isPaused ? timeouts.idle : timeouts.idle - idleFor
-            idleTimer.schedule(deadline: .now() + rest, leeway: .milliseconds(5))
-            return
+            return .now() + (window.isPaused ? timeouts.idle : timeouts.idle - idleFor)
         }
         transport.remove(easy)
         releaseHandle()
@@ -406,6 +401,7 @@ final class CurlTransfer: @unchecked Sendable {
         case .considerRetry: considerRetry(error: error)
         case .nothing: break
         }
+        return nil
     }
 
     private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer) {
@@ -503,8 +499,6 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func releaseHandle() {
-        idleTimer?.cancel()
-        idleTimer = nil
         if let easy { transport.recycle(easy) }
         easy = nil
         if let headerList { afn_slist_free_all(headerList) }

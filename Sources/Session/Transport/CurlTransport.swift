@@ -41,7 +41,18 @@ package final class CurlTransport: @unchecked Sendable {
     /// The session's serial work queue, which every task's queue targets; for debug checks.
     private let sessionWorkQueue: DispatchQueue?
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// libcurl's timer (`CURLMOPT_TIMERFUNCTION`): one source, re-armed at each deadline libcurl
+    /// gives. A source made per call (2.5 a request with the idle timers) woke libdispatch's
+    /// manager thread each time (`afn-benchmarks`, BENCHMARKS.md).
     private var timer: DispatchSourceTimer?
+    /// libcurl asked for its timeouts to run at once (0 ms): they run when the libcurl call
+    /// that asked has returned (`settle`), never inside libcurl's callback, and without a timer.
+    private var timeoutIsDue = false
+    /// One timer for the idle timeouts of all transfers, armed for the earliest deadline; when
+    /// it fires every transfer is checked and it is armed for the next. A transfer that ends
+    /// early leaves at most one check that finds nothing.
+    private var idleTimer: DispatchSourceTimer?
+    private var idleDeadline: DispatchTime?
     /// Easy handles of finished transfers, reset for the next ones: a new handle cost libcurl
     /// 10,000 instructions and its clean-up 5,000 of a small request (callgrind, BENCHMARKS.md).
     private var idleHandles: [UnsafeMutableRawPointer] = []
@@ -105,6 +116,7 @@ package final class CurlTransport: @unchecked Sendable {
 
     deinit {
         timer?.cancel()
+        idleTimer?.cancel()
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, nil)
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, nil)
         // No transfer is left (each retains the transport while it runs); what remains are
@@ -129,6 +141,14 @@ package final class CurlTransport: @unchecked Sendable {
         }
         assertOnWorkQueue()
         transfer.beginAttempt()
+        settle()
+    }
+
+    /// Stops `transfer`; called from `stopLoading`, on the work queue.
+    func stop(_ transfer: CurlTransfer) {
+        assertOnWorkQueue()
+        transfer.cancel()
+        settle()
     }
 
     /// Adds the next request (redirect or authentication) of a running transfer.
@@ -170,7 +190,7 @@ package final class CurlTransport: @unchecked Sendable {
         eventQueue.async { [weak self] in
             self?.perform { [self] in
                 body()
-                self?.finishDoneTransfers()
+                self?.settle()
             }
         }
     }
@@ -191,10 +211,47 @@ package final class CurlTransport: @unchecked Sendable {
         timer.setEventHandler { [weak self] in
             self?.perform { [self] in
                 body()
-                self?.finishDoneTransfers()
+                self?.settle()
             }
         }
         return timer
+    }
+
+    /// Checks the transfers for idleness by `deadline` (when the idle timer is armed later).
+    func watchIdle(until deadline: DispatchTime) {
+        assertOnWorkQueue()
+        if let idleDeadline, idleDeadline <= deadline { return }
+        idleDeadline = deadline
+        let timer = idleTimer ?? {
+            let timer = makeTimer { [weak self] in self?.checkIdleTransfers() }
+            timer.resume()
+            idleTimer = timer
+            return timer
+        }()
+        timer.schedule(deadline: deadline, leeway: .milliseconds(5))
+    }
+
+    private func checkIdleTransfers() {
+        idleDeadline = nil
+        for transfer in transfers.values {
+            if let next = transfer.checkIdle() { watchIdle(until: next) }
+        }
+    }
+
+    /// After libcurl calls from outside its callbacks: hands finished transfers their results and
+    /// runs the timeouts libcurl asked to run at once (a few rounds here, then from the timer).
+    private func settle() {
+        finishDoneTransfers()
+        for _ in 0..<4 where timeoutIsDue {
+            timeoutIsDue = false
+            var running: Int32 = 0
+            _ = afn_multi_socket_action(multi, CurlSocket.timeout, 0, &running)
+            finishDoneTransfers()
+        }
+        if timeoutIsDue {
+            timeoutIsDue = false
+            arm(deadline: .now())
+        }
     }
 
     private func finishDoneTransfers() {
@@ -230,7 +287,7 @@ package final class CurlTransport: @unchecked Sendable {
         perform { [self] in
             var running: Int32 = 0
             _ = afn_multi_socket_action(multi, socket, events, &running)
-            finishDoneTransfers()
+            settle()
         }
     }
 
@@ -255,15 +312,25 @@ package final class CurlTransport: @unchecked Sendable {
         return 0
     }
 
+    /// libcurl's timer callback, inside a libcurl call on the work queue: -1 removes the timer
+    /// (left armed: a timeout action with nothing due does nothing), 0 asks for an action at once.
     private func schedule(afterMilliseconds milliseconds: Int) {
-        timer?.cancel()
-        timer = nil
-        guard milliseconds >= 0 else { return }
-        let timer = DispatchSource.makeTimerSource(queue: eventQueue)
-        timer.schedule(deadline: .now() + .milliseconds(milliseconds))
-        timer.setEventHandler { [weak self] in self?.socketAction(CurlSocket.timeout, events: 0) }
-        timer.resume()
-        self.timer = timer
+        switch milliseconds {
+        case ..<0: break
+        case 0: timeoutIsDue = true
+        default: arm(deadline: .now() + .milliseconds(milliseconds))
+        }
+    }
+
+    private func arm(deadline: DispatchTime) {
+        let timer = self.timer ?? {
+            let timer = DispatchSource.makeTimerSource(queue: eventQueue)
+            timer.setEventHandler { [weak self] in self?.socketAction(CurlSocket.timeout, events: 0) }
+            timer.resume()
+            self.timer = timer
+            return timer
+        }()
+        timer.schedule(deadline: deadline)
     }
 }
 

@@ -37,7 +37,7 @@ package final class CurlURLProtocol: URLProtocol {
     }
 
     override package func stopLoading() {
-        transfer?.cancel()
+        if let transfer { transfer.transport.stop(transfer) }
         transfer = nil
     }
 }
