@@ -9,7 +9,7 @@
 extern void *dispatch_get_current_queue(void);
 extern void dispatch_retain(void *object);
 extern void dispatch_release(void *object);
-extern void dispatch_sync_f(void *queue, void *context, void (*work)(void *));
+extern void dispatch_async_f(void *queue, void *context, void (*work)(void *));
 
 typedef struct {
     int msg;
@@ -187,4 +187,4 @@ void *afn_dispatch_current_queue(void) {
 
 void afn_dispatch_release(void *queue) { dispatch_release(queue); }
 
-void afn_dispatch_sync(void *queue, void *context, void (*work)(void *)) { dispatch_sync_f(queue, context, work); }
+void afn_dispatch_async(void *queue, void *context, void (*work)(void *)) { dispatch_async_f(queue, context, work); }

@@ -173,19 +173,13 @@ final class TaskDelegate: @unchecked Sendable {
             }
             return false
         }
-        if failed { cancelTask() }
+        if failed { task.cancel() }
         if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
         let expected = response.expectedContentLength
         state.withLock { state in
             let offset = state.writer?.bytesInFile ?? 0
             state.download.set(completed: offset, total: expected >= 0 ? expected + offset : -1)
         }
-    }
-
-    /// Cancels the task from another queue: the body sink runs on URLSession's work queue,
-    /// which `cancel()` waits for.
-    private func cancelTask() {
-        DispatchQueue.global().async { [task] in task.cancel() }
     }
 
     /// The libcurl transport's window for this task's body, told of every chunk processed.
@@ -217,7 +211,7 @@ final class TaskDelegate: @unchecked Sendable {
             }
         }
         if failed {
-            cancelTask()
+            task.cancel()
             return total
         }
         state.withLock { $0.download.set(completed: total) }

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// The events of libcurl tasks that URLSession cannot report for a custom protocol, called by
-/// the manager's `CurlTransport` on URLSession's work queue. They reach the task's delegate
+/// the manager's `CurlTransport` on its own queue. They reach the task's delegate
 /// and the overrides as URLSession's own events would.
 extension URLSessionManager: CurlTransferObserver {
     package func curlTask(_ task: URLSessionTask, didSendBodyData totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {

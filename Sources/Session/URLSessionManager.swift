@@ -568,7 +568,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         if let curlTransport = state.curlTransport { return (session, curlTransport) }
         do {
             let curlTransport = try CurlTransport(
-                policy: state.securityPolicy, session: session, configuration: sessionConfiguration,
+                policy: state.securityPolicy, configuration: sessionConfiguration,
                 receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, observer: self)
             state.curlTransport = curlTransport
             return (session, curlTransport)

@@ -49,7 +49,7 @@ int afn_multi_next_done(void *multi, void **easy, int *result);
 /// The queue the caller runs on, retained.
 void *afn_dispatch_current_queue(void);
 void afn_dispatch_release(void *queue);
-/// Runs `work(context)` on `queue` and waits for it.
-void afn_dispatch_sync(void *queue, void *context, void (*work)(void *context));
+/// Runs `work(context)` on `queue`, without waiting for it.
+void afn_dispatch_async(void *queue, void *context, void (*work)(void *context));
 
 #endif

@@ -10,10 +10,12 @@ import FoundationNetworking
 /// One task of a `CurlURLProtocol` on libcurl: the request turned into an easy handle, the
 /// server's chain checked in the handshake, the response and body handed to the protocol's
 /// client, redirects and Basic challenges followed with a new easy handle after asking the
-/// manager. Lives on URLSession's work queue.
+/// manager. Lives on its transport's queue; its calls to the client go to URLSession's work
+/// queue through the transport (`tellClient`).
 final class CurlTransfer: @unchecked Sendable {
-    // @unchecked: every field is touched only on URLSession's work queue (startLoading,
-    // stopLoading, and libcurl callbacks, which run inside the transport's calls there).
+    // @unchecked: every field is touched only on the transport's queue (made in startLoading on
+    // URLSession's work queue, then handed over; libcurl callbacks run inside the transport's
+    // calls there).
 
     private enum Body {
         case none
@@ -156,11 +158,11 @@ final class CurlTransfer: @unchecked Sendable {
                 adapted = .failure(error)
             }
             guard !Task.isCancelled else { return }
-            transport.runOnWorkQueue { [weak self] in self?.adapted(adapted) }
+            transport.async { [weak self] in self?.adapted(adapted) }
         }
     }
 
-    /// On the work queue: the interceptors adapted the attempt's request, or failed the task.
+    /// On the transport's queue: the interceptors adapted the attempt's request, or failed the task.
     private func adapted(_ adapted: Result<URLRequest, any Error>) {
         guard !state.isEnded else { return }
         switch adapted {
@@ -192,7 +194,7 @@ final class CurlTransfer: @unchecked Sendable {
         return RangeContinuation(response: response, delivered: decodedBodyBytes)
     }
 
-    /// On the work queue: the attempt failed with `error`, or ended with a held response (and
+    /// On the transport's queue: the attempt failed with `error`, or ended with a held response (and
     /// `error` when its body was cut); asks the interceptors.
     private func considerRetry(error: URLError?) {
         guard let interceptor else { return conclude(error: error) }
@@ -205,11 +207,11 @@ final class CurlTransfer: @unchecked Sendable {
         interceptorWork = Task { [weak self, transport] in
             let decision = await interceptor.retry(context)
             guard !Task.isCancelled else { return }
-            transport.runOnWorkQueue { [weak self] in self?.decided(decision, error: error, context: context) }
+            transport.async { [weak self] in self?.decided(decision, error: error, context: context) }
         }
     }
 
-    /// On the work queue: the interceptors decided on the failed attempt.
+    /// On the transport's queue: the interceptors decided on the failed attempt.
     private func decided(_ decision: RetryDecision, error: URLError?, context: RetryContext) {
         var decision = decision
         if decision.retries, !canReplayBody {
@@ -235,40 +237,55 @@ final class CurlTransfer: @unchecked Sendable {
     /// (or `error`, when the body was cut), or else `error`.
     private func conclude(error: URLError?) {
         state.ended()
-        guard let urlProtocol else { return }
+        guard urlProtocol != nil else { return }
         if let heldResponse {
-            deliver(heldResponse, to: urlProtocol)
-            if !heldBody.isEmpty { deliver(heldBody, to: urlProtocol) }
+            deliver(heldResponse)
+            if !heldBody.isEmpty { deliver(heldBody) }
             self.heldBody = Data()
-            if error == nil { urlProtocol.client?.urlProtocolDidFinishLoading(urlProtocol) }
+            if error == nil { tellClient(ending: true) { $1.urlProtocolDidFinishLoading($0) } }
         }
-        if let error { urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error) }
-        self.urlProtocol = nil
+        if let error { tellClient(ending: true) { $1.urlProtocol($0, didFailWithError: error) } }
+        urlProtocol = nil
     }
 
     /// The held response's body passed `RetryContext.maximumHeldBodyLength`: it goes to the
     /// client after all, with what was held, and the rest streams.
     private func releaseHeldResponse() {
-        guard let heldResponse, let urlProtocol else { return }
+        guard let heldResponse, urlProtocol != nil else { return }
         state.releaseHeld()
-        deliver(heldResponse, to: urlProtocol)
-        deliver(heldBody, to: urlProtocol)
+        deliver(heldResponse)
+        deliver(heldBody)
         self.heldResponse = nil
         heldBody = Data()
     }
 
     /// Hands the final response to the task's body sink, if it has one, and to URLSession.
-    private func deliver(_ response: HTTPURLResponse, to urlProtocol: CurlURLProtocol) {
+    private func deliver(_ response: HTTPURLResponse) {
         bodySink?.transportDidReceive(response)
-        urlProtocol.client?.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
+        tellClient { $1.urlProtocol($0, didReceive: response, cacheStoragePolicy: .notAllowed) }
     }
 
     /// Hands body bytes to the task's body sink, or else to URLSession.
-    private func deliver(_ data: Data, to urlProtocol: CurlURLProtocol) {
+    private func deliver(_ data: Data) {
         if let bodySink {
             bodySink.transportDidReceive(data)
         } else {
-            urlProtocol.client?.urlProtocol(urlProtocol, didLoad: data)
+            tellClient { $1.urlProtocol($0, didLoad: data) }
+        }
+    }
+
+    /// Posts a call to URLSession's client of the protocol (`CurlTransport.callClient`), which
+    /// runs unless `stopLoading` ran first; `ending`: the call ends the task, and the transfer
+    /// calls the client no more.
+    private func tellClient(ending: Bool = false, _ call: @escaping @Sendable (CurlURLProtocol, any URLProtocolClient) -> Void) {
+        guard let urlProtocol else { return }
+        if ending { self.urlProtocol = nil }
+        let reference = ProtocolReference(urlProtocol: urlProtocol)
+        transport.callClient {
+            let urlProtocol = reference.urlProtocol
+            guard urlProtocol.isLoading, let client = urlProtocol.client else { return }
+            if ending { urlProtocol.isLoading = false }
+            call(urlProtocol, client)
         }
     }
 
@@ -384,7 +401,7 @@ final class CurlTransfer: @unchecked Sendable {
         transport.watchIdle(until: lastActivity + timeouts.idle)
     }
 
-    /// On the work queue, from the transport's idle timer: fails the transfer when it has been
+    /// From the transport's idle timer: fails the transfer when it has been
     /// idle for the idle timeout, or returns when it may be next. A transfer paused for its
     /// consumer is not idle.
     func checkIdle() -> DispatchTime? {
@@ -467,17 +484,13 @@ final class CurlTransfer: @unchecked Sendable {
             guard let easy = makeHandle() else { return }
             transport.startNextHop(self, easy: easy)
         case .finishLoading:
-            guard let urlProtocol else { return }
-            urlProtocol.client?.urlProtocolDidFinishLoading(urlProtocol)
-            self.urlProtocol = nil
+            tellClient(ending: true) { $1.urlProtocolDidFinishLoading($0) }
         case .fail(let curlCode):
-            guard let urlProtocol else { return }
-            urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error(for: curlCode))
-            self.urlProtocol = nil
+            let error = error(for: curlCode)
+            tellClient(ending: true) { $1.urlProtocol($0, didFailWithError: error) }
         case .failWithoutResponse:
-            guard let urlProtocol else { return }
-            urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: connectionClosedInHead())
-            self.urlProtocol = nil
+            let error = connectionClosedInHead()
+            tellClient(ending: true) { $1.urlProtocol($0, didFailWithError: error) }
         case .considerRetry(let curlCode):
             considerRetry(error: curlCode != CurlCode.ok ? error(for: curlCode)
                 : heldResponse == nil ? connectionClosedInHead() : nil)
@@ -506,9 +519,8 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func fail(_ error: any Error) {
-        guard state.failed(), let urlProtocol else { return }
-        urlProtocol.client?.urlProtocol(urlProtocol, didFailWithError: error)
-        self.urlProtocol = nil
+        guard state.failed() else { return }
+        tellClient(ending: true) { $1.urlProtocol($0, didFailWithError: error) }
     }
 
     // MARK: Errors
@@ -572,7 +584,7 @@ final class CurlTransfer: @unchecked Sendable {
             state.redirect(to: next)
         } else if let next = authenticatedRequest(after: response) {
             state.retryAuthenticated(with: next)
-        } else if let urlProtocol {
+        } else if urlProtocol != nil {
             if let pending = continuation {
                 // The head of the rest is not the task's: its body goes on where it was cut.
                 continuation = nil
@@ -594,7 +606,7 @@ final class CurlTransfer: @unchecked Sendable {
                 return true
             }
             state.deliveredResponse()
-            deliver(response, to: urlProtocol)
+            deliver(response)
         }
         return true
     }
@@ -685,13 +697,13 @@ final class CurlTransfer: @unchecked Sendable {
         let transfer = transfer(context)
         transfer.lastActivity = .now()
         if transfer.state.isHolding, let bytes, length > 0 { return transfer.hold(bytes, count: length) }
-        guard transfer.state.deliversToClient, let urlProtocol = transfer.urlProtocol, let bytes, length > 0 else { return length }
+        guard transfer.state.deliversToClient, transfer.urlProtocol != nil, let bytes, length > 0 else { return length }
         guard transfer.bodySink != nil || transfer.window.admit(length) else { return CurlSocket.writeFunctionPause }
         if let limit = transfer.admitBody(length) {
             transfer.exceeded(limit)
             return 0
         }
-        transfer.deliver(Data(bytes: bytes, count: length), to: urlProtocol)
+        transfer.deliver(Data(bytes: bytes, count: length))
         return length
     }
 
@@ -706,7 +718,7 @@ final class CurlTransfer: @unchecked Sendable {
         return count
     }
 
-    /// Reading resumes after the window paused it; on the work queue.
+    /// Reading resumes after the window paused it; on the transport's queue.
     func resumeReading() {
         lastActivity = .now()
         if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) }
@@ -788,6 +800,12 @@ final class CurlTransfer: @unchecked Sendable {
             return 0
         }
         return 1
+    }
+
+    /// The protocol carried to URLSession's work queue, the only place it is used from there.
+    private struct ProtocolReference: @unchecked Sendable {
+        // @unchecked: URLProtocol is not Sendable; the reference is only read on the work queue.
+        let urlProtocol: CurlURLProtocol
     }
 
     private func set(_ option: Int32, _ value: Int) {

@@ -7,7 +7,7 @@ import FoundationNetworking
 /// What a `CurlTransport` asks of the manager that owns it, for the parts of a task URLSession
 /// cannot carry for a custom protocol (upload progress, redirect decisions, credentials, the
 /// consumer's pace).
-/// Called on URLSession's work queue; implementations must not wait on task creation.
+/// Called on the transport's queue; implementations must not wait for it.
 /// What a manager asks of one task's libcurl transfer.
 package struct CurlTaskOptions: Sendable {
     package var limits: ResponseLimits
@@ -26,10 +26,9 @@ package struct CurlTaskOptions: Sendable {
     package var bodySink: (any CurlBodySink)?
 }
 
-/// Takes a task's final response and its body straight from the transport, on URLSession's
-/// work queue: no `didLoad` call into URLSession and no operation on its delegate queue per
-/// chunk (10,000 and 13,000 instructions of a small request). Must not wait for URLSession
-/// (its work queue is the caller's).
+/// Takes a task's final response and its body straight from the transport, on the transport's
+/// queue: no `didLoad` call into URLSession and no operation on its delegate queue per chunk
+/// (10,000 and 13,000 instructions of a small request). Must not wait for the transport.
 package protocol CurlBodySink: AnyObject, Sendable {
     /// The final response, before any byte of its body.
     func transportDidReceive(_ response: HTTPURLResponse)

@@ -10,16 +10,16 @@ import Glibc
 #endif
 
 /// One libcurl multi handle driven by dispatch sources: a read or write source per socket
-/// and one timer, no thread per request. Every libcurl call, and every call into URLSession
-/// that a transfer makes from libcurl's callbacks, runs on URLSession's own work queue: a
-/// custom protocol may call its client only there. `startLoading` and `stopLoading` already
-/// run on it; socket and timer events enter it with one `dispatch_sync` per event, never per
-/// chunk of data.
+/// and one timer, no thread per request. Every libcurl call and every transfer's state live on
+/// the transport's own serial queue, beside URLSession's work queue rather than on it: socket
+/// reads and writes, header parsing and the transfers' rules run on one core while URLSession's
+/// task layer runs on the other. Only the calls into URLSession's client of the protocol go to
+/// its work queue (a custom protocol may call its client only there), posted in order without
+/// waiting (`callClient`); `startLoading` and `stopLoading` post to the transport's queue.
 package final class CurlTransport: @unchecked Sendable {
-    // @unchecked: `transfers`, `idleHandles` and `timer`, and `multi` while the transport lives, are touched
-    // only on URLSession's work queue (see above; `assertOnWorkQueue` checks it in debug
-    // builds); `workQueue` is a `Locked`, set once before any event source exists; `sockets`
-    // synchronizes itself.
+    // @unchecked: `transfers`, `idleHandles`, the timers, and `multi` while the transport
+    // lives, are touched only on `queue` (`assertOnQueue` checks it in debug builds);
+    // `workQueue` is a `Locked`, set by the first `startLoading`; `sockets` synchronizes itself.
 
     /// The policy every HTTPS connection of this transport is checked against.
     package let policy: SecurityPolicy
@@ -36,10 +36,10 @@ package final class CurlTransport: @unchecked Sendable {
     weak var observer: (any CurlTransferObserver)?
     private let multi: UnsafeMutableRawPointer
     private let sockets: CurlSockets
-    private let eventQueue = DispatchQueue(label: "AFNetworking.curl-events")
+    private let queue = DispatchQueue(label: "AFNetworking.curl-transport")
+    /// The queue `startLoading` runs on, which targets URLSession's serial work queue: where
+    /// the transfers call the client.
     private let workQueue = Locked<WorkQueue?>(nil)
-    /// The session's serial work queue, which every task's queue targets; for debug checks.
-    private let sessionWorkQueue: DispatchQueue?
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// libcurl's timer (`CURLMOPT_TIMERFUNCTION`): one source, re-armed at each deadline libcurl
     /// gives. A source made per call (2.5 a request with the idle timers) woke libdispatch's
@@ -68,14 +68,13 @@ package final class CurlTransport: @unchecked Sendable {
     /// A transport for `policy` and the session `configuration`; throws
     /// `TransportError.libcurlUnavailable` when libcurl or OpenSSL cannot be loaded.
     package init(
-        policy: SecurityPolicy, session: URLSession, configuration: URLSessionConfiguration,
+        policy: SecurityPolicy, configuration: URLSessionConfiguration,
         receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, connection: ConnectionSettings = ConnectionSettings(),
         observer: any CurlTransferObserver
     ) throws {
         if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
         guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
         self.policy = policy
-        sessionWorkQueue = session.workQueue
         settings = CurlSessionSettings(configuration)
         self.receiveWindowLimit = receiveWindowLimit
         self.connection = connection
@@ -83,7 +82,7 @@ package final class CurlTransport: @unchecked Sendable {
             connection.proxy, dictionary: configuration.connectionProxyDictionary, environment: ProcessInfo.processInfo.environment)
         self.observer = observer
         self.multi = multi
-        sockets = CurlSockets(queue: eventQueue)
+        sockets = CurlSockets(queue: queue)
         let context = Unmanaged.passUnretained(self).toOpaque()
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketData, context)
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, unsafeBitCast(Self.socketCallback, to: UnsafeRawPointer.self))
@@ -126,47 +125,53 @@ package final class CurlTransport: @unchecked Sendable {
         // thread that dropped the last reference (a delegate queue, a dispatch worker) never
         // runs libcurl's or OpenSSL's teardown itself.
         let remains = Remains(multi: multi, idleHandles: idleHandles, sockets: sockets, workQueue: workQueue.withLock { $0 })
-        eventQueue.async { remains.release() }
+        queue.async { remains.release() }
+    }
+
+    /// Calls URLSession's client of a protocol (`body`) on the work queue, after every call
+    /// posted before it, without waiting; from the transport's queue.
+    func callClient(_ body: @escaping @Sendable () -> Void) {
+        guard let queue = workQueue.withLock({ $0 }) else { return }
+        let box = Unmanaged.passRetained(WorkBox(body))
+        afn_dispatch_async(queue.pointer, box.toOpaque()) { context in
+            Unmanaged<WorkBox>.fromOpaque(context!).takeRetainedValue().body()
+        }
     }
 
     /// The socket bookkeeping libcurl's close-socket callback needs, for `CurlTransfer`.
     var socketsContext: UnsafeMutableRawPointer { Unmanaged.passUnretained(sockets).toOpaque() }
 
-    // MARK: Transfers, on the work queue
+    // MARK: Transfers, on the transport's queue
 
-    /// Adds `transfer`; called from `startLoading`, on the work queue.
+    /// Starts `transfer`; called from `startLoading`, on URLSession's work queue.
     func start(_ transfer: CurlTransfer) {
         workQueue.withLock { queue in
             if queue == nil { queue = WorkQueue(pointer: afn_dispatch_current_queue()) }
         }
-        assertOnWorkQueue()
-        transfer.beginAttempt()
-        settle()
+        async { transfer.beginAttempt() }
     }
 
-    /// Stops `transfer`; called from `stopLoading`, on the work queue.
+    /// Stops `transfer`; called from `stopLoading`, on URLSession's work queue.
     func stop(_ transfer: CurlTransfer) {
-        assertOnWorkQueue()
-        transfer.cancel()
-        settle()
+        async { transfer.cancel() }
     }
 
     /// Adds the next request (redirect or authentication) of a running transfer.
     func startNextHop(_ transfer: CurlTransfer, easy: UnsafeMutableRawPointer) {
-        assertOnWorkQueue()
+        assertOnQueue()
         transfers[easy] = transfer
         _ = afn_multi_add_handle(multi, easy)
     }
 
     /// An easy handle in its initial state: a reset one of an earlier transfer, or a new one.
     func takeHandle() -> UnsafeMutableRawPointer? {
-        assertOnWorkQueue()
+        assertOnQueue()
         return idleHandles.popLast() ?? afn_easy_init()
     }
 
     /// Takes back the handle of a transfer that ended (removed from the multi handle).
     func recycle(_ easy: UnsafeMutableRawPointer) {
-        assertOnWorkQueue()
+        assertOnQueue()
         guard idleHandles.count < Self.idleHandleLimit else { return afn_easy_cleanup(easy) }
         afn_easy_reset(easy)
         idleHandles.append(easy)
@@ -174,29 +179,27 @@ package final class CurlTransport: @unchecked Sendable {
 
     /// Removes the transfer of `easy` from the multi handle.
     func remove(_ easy: UnsafeMutableRawPointer) {
-        assertOnWorkQueue()
+        assertOnQueue()
         _ = afn_multi_remove_handle(multi, easy)
         transfers[easy] = nil
     }
 
     /// Resumes reading for `transfer`, paused by its receive window; from any thread.
     func resumeReading(_ transfer: CurlTransfer) {
-        runOnWorkQueue { transfer.resumeReading() }
+        async { transfer.resumeReading() }
     }
 
-    /// Runs `body` on the work queue; from any thread. One hop through the event queue, so that
-    /// the caller never waits for the work queue.
-    func runOnWorkQueue(_ body: @escaping @Sendable () -> Void) {
-        eventQueue.async { [weak self] in
-            self?.perform { [self] in
-                body()
-                self?.settle()
-            }
+    /// Runs `body` on the transport's queue, then what its libcurl calls left to do; from any
+    /// thread, without waiting.
+    func async(_ body: @escaping @Sendable () -> Void) {
+        queue.async { [weak self] in
+            body()
+            self?.settle()
         }
     }
 
-    /// Runs `body` on the work queue after `delay` seconds (at once for 0), unless the returned
-    /// timer is cancelled first; from any thread.
+    /// Runs `body` on the transport's queue after `delay` seconds (at once for 0), unless the
+    /// returned timer is cancelled first; from any thread.
     func run(after delay: TimeInterval, _ body: @escaping () -> Void) -> DispatchSourceTimer {
         let timer = makeTimer(body)
         timer.schedule(deadline: .now() + max(0, delay))
@@ -204,22 +207,20 @@ package final class CurlTransport: @unchecked Sendable {
         return timer
     }
 
-    /// A one-shot timer on the event queue that runs `body` on the work queue; the caller
-    /// schedules and cancels it.
+    /// A one-shot timer that runs `body` on the transport's queue; the caller schedules and
+    /// cancels it.
     func makeTimer(_ body: @escaping () -> Void) -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: eventQueue)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [weak self] in
-            self?.perform { [self] in
-                body()
-                self?.settle()
-            }
+            body()
+            self?.settle()
         }
         return timer
     }
 
     /// Checks the transfers for idleness by `deadline` (when the idle timer is armed later).
     func watchIdle(until deadline: DispatchTime) {
-        assertOnWorkQueue()
+        assertOnQueue()
         if let idleDeadline, idleDeadline <= deadline { return }
         idleDeadline = deadline
         let timer = idleTimer ?? {
@@ -266,29 +267,18 @@ package final class CurlTransport: @unchecked Sendable {
 
     // MARK: Events
 
-    /// Runs `body` on URLSession's work queue, from the event queue.
-    private func perform(_ body: @escaping () -> Void) {
-        guard let queue = workQueue.withLock({ $0 }) else { return }
-        let box = Unmanaged.passRetained(WorkBox(body))
-        afn_dispatch_sync(queue.pointer, box.toOpaque()) { context in
-            Unmanaged<WorkBox>.fromOpaque(context!).takeRetainedValue().body()
-        }
-    }
-
-    /// Traps in debug builds when called off URLSession's work queue (or a task queue that
-    /// targets it), where every libcurl call of this transport belongs.
-    func assertOnWorkQueue() {
+    /// Traps in debug builds when called off the transport's queue, where every libcurl call of
+    /// this transport belongs.
+    func assertOnQueue() {
         #if DEBUG
-        if let sessionWorkQueue { dispatchPrecondition(condition: .onQueue(sessionWorkQueue)) }
+        dispatchPrecondition(condition: .onQueue(queue))
         #endif
     }
 
     private func socketAction(_ socket: Int32, events: Int32) {
-        perform { [self] in
-            var running: Int32 = 0
-            _ = afn_multi_socket_action(multi, socket, events, &running)
-            settle()
-        }
+        var running: Int32 = 0
+        _ = afn_multi_socket_action(multi, socket, events, &running)
+        settle()
     }
 
     private static let socketCallback: @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
@@ -312,7 +302,7 @@ package final class CurlTransport: @unchecked Sendable {
         return 0
     }
 
-    /// libcurl's timer callback, inside a libcurl call on the work queue: -1 removes the timer
+    /// libcurl's timer callback, inside a libcurl call on the transport's queue: -1 removes the timer
     /// (left armed: a timeout action with nothing due does nothing), 0 asks for an action at once.
     private func schedule(afterMilliseconds milliseconds: Int) {
         switch milliseconds {
@@ -324,7 +314,7 @@ package final class CurlTransport: @unchecked Sendable {
 
     private func arm(deadline: DispatchTime) {
         let timer = self.timer ?? {
-            let timer = DispatchSource.makeTimerSource(queue: eventQueue)
+            let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.setEventHandler { [weak self] in self?.socketAction(CurlSocket.timeout, events: 0) }
             timer.resume()
             self.timer = timer
@@ -334,16 +324,8 @@ package final class CurlTransport: @unchecked Sendable {
     }
 }
 
-extension URLSession {
-    /// The session's serial work queue. Internal to swift-corelibs-foundation, which calls a
-    /// custom protocol on queues that target it and expects its client to be called there
-    /// too; read by reflection, `nil` if a future version renames it.
-    fileprivate var workQueue: DispatchQueue? {
-        Mirror(reflecting: self).children.first { $0.label == "workQueue" }?.value as? DispatchQueue
-    }
-}
-
-/// URLSession's work queue, retained (`afn_dispatch_current_queue`) until `Remains` releases it.
+/// The queue `startLoading` ran on (it targets URLSession's work queue), retained
+/// (`afn_dispatch_current_queue`) until `Remains` releases it.
 private struct WorkQueue: @unchecked Sendable {
     // @unchecked: a libdispatch queue may be used from any thread.
     let pointer: UnsafeMutableRawPointer
@@ -371,6 +353,6 @@ private struct WeakTransport {
 }
 
 private final class WorkBox {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }

@@ -16,6 +16,11 @@ import FoundationNetworking
 package final class CurlURLProtocol: URLProtocol {
     /// Touched only in `startLoading` and `stopLoading`, on URLSession's serial work queue.
     private var transfer: CurlTransfer?
+    /// Whether the transfer may still call the client: from `startLoading` until `stopLoading`
+    /// or the call that ends the task. On URLSession's work queue only, where the transfer's
+    /// calls are posted (`CurlTransport.callClient`): a call posted before `stopLoading` ran
+    /// finds it `false` and is dropped.
+    var isLoading = false
 
     /// Every request of a session this protocol is registered in: the manager registers it
     /// only in sessions whose tasks libcurl carries. Schemes other than http and https fail
@@ -33,10 +38,12 @@ package final class CurlURLProtocol: URLProtocol {
         }
         let transfer = CurlTransfer(request: request, urlProtocol: self, transport: transport)
         self.transfer = transfer
+        isLoading = true
         transport.start(transfer)
     }
 
     override package func stopLoading() {
+        isLoading = false
         if let transfer { transfer.transport.stop(transfer) }
         transfer = nil
     }
