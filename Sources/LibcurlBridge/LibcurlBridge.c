@@ -34,6 +34,7 @@ static struct {
     int (*multi_add_handle)(void *, void *);
     int (*multi_remove_handle)(void *, void *);
     int (*multi_socket_action)(void *, int, int, int *);
+    int (*multi_timeout)(void *, long *);
     curl_message *(*multi_info_read)(void *, int *);
 } api;
 
@@ -71,6 +72,7 @@ static void load(void) {
     BIND(curl, multi_add_handle, "curl_multi_add_handle")
     BIND(curl, multi_remove_handle, "curl_multi_remove_handle")
     BIND(curl, multi_socket_action, "curl_multi_socket_action")
+    BIND(curl, multi_timeout, "curl_multi_timeout")
     BIND(curl, multi_info_read, "curl_multi_info_read")
     // CURL_GLOBAL_ALL; reference-counted, so harmless after FoundationNetworking's own call.
     if (api.global_init(3) != 0) {
@@ -165,6 +167,8 @@ int afn_multi_socket_action(void *multi, int socket, int events, int *running) {
     afn_gate_leave();
     return result;
 }
+
+int afn_multi_timeout(void *multi, long *milliseconds) { return api.multi_timeout(multi, milliseconds); }
 
 int afn_multi_next_done(void *multi, void **easy, int *result) {
     int queued = 0;

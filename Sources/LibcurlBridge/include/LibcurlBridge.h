@@ -43,6 +43,8 @@ int afn_multi_setopt_pointer(void *multi, int option, const void *value);
 int afn_multi_add_handle(void *multi, void *easy);
 int afn_multi_remove_handle(void *multi, void *easy);
 int afn_multi_socket_action(void *multi, int socket, int events, int *running);
+/// The milliseconds until libcurl's next timeout (-1: none).
+int afn_multi_timeout(void *multi, long *milliseconds);
 /// The next finished transfer: returns 1 and sets `easy` and `result`, or 0 when none is left.
 int afn_multi_next_done(void *multi, void **easy, int *result);
 

@@ -7,12 +7,19 @@ import Glibc
 /// The dispatch sources watching libcurl's sockets. A socket is closed only after its
 /// sources are cancelled (libdispatch must not watch a closed, possibly reused descriptor),
 /// so libcurl closes sockets through `closeSocket`.
+///
+/// libcurl stops watching a connection between two requests on it (it sits in the pool), then
+/// watches it again: the read source stays meanwhile, so that a kept-alive connection does not
+/// make and cancel a source per request (each wakes libdispatch's manager thread). Should the
+/// idle connection become readable (the server closed it), its source is cancelled then.
 final class CurlSockets: @unchecked Sendable {
     // @unchecked: `watches` is a `Locked`; `queue` is immutable.
 
     private struct Watch {
         var read: (any DispatchSourceProtocol)?
         var write: (any DispatchSourceProtocol)?
+        /// libcurl stopped watching the socket; `read` is kept for its next request.
+        var isIdle = false
         let cancellations = DispatchGroup()
     }
 
@@ -27,9 +34,12 @@ final class CurlSockets: @unchecked Sendable {
     func watch(_ socket: Int32, read: Bool, write: Bool, handler: @escaping @Sendable (Int32) -> Void) {
         watches.withLock { watches in
             var watch = watches[socket] ?? Watch()
+            watch.isIdle = false
             watch.read = source(watch.read, wanted: read, cancellations: watch.cancellations) {
                 let source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
-                source.setEventHandler { handler(CurlSocket.selectIn) }
+                source.setEventHandler { [weak self] in
+                    if self?.retireIfIdle(socket) != true { handler(CurlSocket.selectIn) }
+                }
                 return source
             }
             watch.write = source(watch.write, wanted: write, cancellations: watch.cancellations) {
@@ -57,13 +67,22 @@ final class CurlSockets: @unchecked Sendable {
         return source
     }
 
-    /// Stops watching `socket`; it stays open until libcurl closes it.
+    /// Stops watching `socket` for libcurl, which keeps it open (in its pool) until it closes it.
     func unwatch(_ socket: Int32) {
         watches.withLock { watches in
-            watches[socket]?.read?.cancel()
             watches[socket]?.write?.cancel()
-            watches[socket]?.read = nil
             watches[socket]?.write = nil
+            watches[socket]?.isIdle = true
+        }
+    }
+
+    /// Cancels the read source of `socket` if libcurl does not watch it; whether it did.
+    private func retireIfIdle(_ socket: Int32) -> Bool {
+        watches.withLock { watches in
+            guard watches[socket]?.isIdle == true else { return false }
+            watches[socket]?.read?.cancel()
+            watches[socket]?.read = nil
+            return true
         }
     }
 

@@ -45,6 +45,7 @@ package final class CurlTransport: @unchecked Sendable {
     /// gives. A source made per call (2.5 a request with the idle timers) woke libdispatch's
     /// manager thread each time (`afn-benchmarks`, BENCHMARKS.md).
     private var timer: DispatchSourceTimer?
+    private var timerDeadline: DispatchTime?
     /// libcurl asked for its timeouts to run at once (0 ms): they run when the libcurl call
     /// that asked has returned (`settle`), never inside libcurl's callback, and without a timer.
     private var timeoutIsDue = false
@@ -312,15 +313,30 @@ package final class CurlTransport: @unchecked Sendable {
         }
     }
 
+    /// Arms libcurl's timer for `deadline` unless it fires earlier already: libcurl moves its
+    /// deadline with every transfer that starts or ends (once a small request), and each re-arm
+    /// wakes libdispatch's manager thread. An early fire finds nothing due and reads libcurl's
+    /// deadline then (libcurl reports a deadline to the callback only when it changes).
     private func arm(deadline: DispatchTime) {
+        if let timerDeadline, timerDeadline <= deadline { return }
+        timerDeadline = deadline
         let timer = self.timer ?? {
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [weak self] in self?.socketAction(CurlSocket.timeout, events: 0) }
+            timer.setEventHandler { [weak self] in self?.timerFired() }
             timer.resume()
             self.timer = timer
             return timer
         }()
         timer.schedule(deadline: deadline)
+    }
+
+    private func timerFired() {
+        timerDeadline = nil
+        socketAction(CurlSocket.timeout, events: 0)
+        var milliseconds = -1
+        _ = afn_multi_timeout(multi, &milliseconds)
+        schedule(afterMilliseconds: milliseconds)
+        settle()
     }
 }
 
