@@ -114,14 +114,16 @@ enum RequestInstructionsBenchmark {
         return result.trimmingCharacters(in: .newlines)
     }
 
-    private static func executable(named name: String) -> String? {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
-            .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+}
+
+/// The path of the executable `name` on `PATH`, if any.
+func executable(named name: String) -> String? {
+    (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
 
 /// `count` sequential GETs of `url` with one client, for `RequestInstructionsBenchmark` to count
-/// under callgrind. Usage: sequential-requests urlsession|manager|ceiling <URL> <count>
+/// under callgrind. Usage: sequential-requests urlsession|manager|ceiling <URL> <count> [in flight]
 enum SequentialRequests {
     static func run(_ arguments: [String]) throws -> Bool {
         guard arguments.count >= 3, let url = URL(string: arguments[1]), let count = Int(arguments[2]) else {

@@ -10,7 +10,9 @@ import Glibc
 /// same 80 bodies kept in memory (data tasks), one
 /// 1 GiB download and one 1 GiB upload from a file, each through `URLSessionManager` and,
 /// as the baseline in the same run, through URLSession's own download and upload-from-file
-/// tasks. Then `afn` itself uploads and downloads 1 GiB, its peak RSS polled from the child. Usage: transfer <bulk server base URL> <path of the afn executable>
+/// tasks; eight 100 MB downloads to files at once against the `curl` tool writing the same
+/// files (libcurl alone). Then `afn` itself uploads and downloads 1 GiB, its peak RSS polled
+/// from the child. Usage: transfer <bulk server base URL> <path of the afn executable>
 enum TransferBenchmark {
     static let gibibyte = 1 << 30
 
@@ -35,6 +37,7 @@ enum TransferBenchmark {
         report("get_10mb_x80_8_in_flight_in_memory", bytes: 80 * 10_000_000,
                baseline: try measure { try NativeTransfers.gets(small, count: 80, inFlight: 8) },
                manager: try measure { try ManagedTransfers.gets(small, count: 80, inFlight: 8) })
+        try compareWithCurl(base.appendingPathComponent("bytes/\(100_000_000)"), count: 8, into: directory)
         let big = base.appendingPathComponent("bytes/\(gibibyte)")
         report("download_1gib", bytes: gibibyte,
                baseline: try measure { try NativeTransfers.downloads(big, count: 1, inFlight: 1, into: directory) },
@@ -72,6 +75,40 @@ enum TransferBenchmark {
         print("\(name)_urlsession: \(rate(baseline)) MiB/s, peak growth \(mebibytes(baseline.growth)) MiB")
         print("\(name)_manager: \(rate(manager)) MiB/s, peak growth \(mebibytes(manager.growth)) MiB")
         print(String(format: "\(name)_throughput_ratio: %.2f (manager / URLSession)", baseline.seconds / manager.seconds))
+    }
+
+    /// `count` downloads of 100 MB `url` to files, all at once, through the manager and through
+    /// the `curl` tool (`--parallel`), in three alternating rounds; the median of each.
+    private static func compareWithCurl(_ url: URL, count: Int, into directory: URL) throws {
+        guard let curl = executable(named: "curl") else {
+            print("download_100mb_x\(count)_vs_curl: curl not found")
+            return
+        }
+        var curlRounds: [TimeInterval] = []
+        var managerRounds: [TimeInterval] = []
+        for _ in 0..<3 {
+            curlRounds.append(try measure { try curlDownloads(curl, url, count: count, into: directory) }.seconds)
+            managerRounds.append(try measure { try ManagedTransfers.downloads(url, count: count, inFlight: count, into: directory) }.seconds)
+        }
+        let median = { (rounds: [TimeInterval]) in rounds.sorted()[rounds.count / 2] }
+        let rate = { (seconds: TimeInterval) in Int(Double(count * 100_000_000) / 1_048_576 / seconds) }
+        let name = "download_100mb_x\(count)_to_files"
+        print("\(name)_curl: \(rate(median(curlRounds))) MiB/s")
+        print("\(name)_manager: \(rate(median(managerRounds))) MiB/s")
+        print(String(format: "\(name)_ratio_to_curl: %.2f (manager / curl, target >= 0.9)", median(curlRounds) / median(managerRounds)))
+    }
+
+    /// The `curl` tool downloading `url` to `count` files at once; the files are removed after.
+    private static func curlDownloads(_ curl: String, _ url: URL, count: Int, into directory: URL) throws {
+        let files = (0..<count).map { directory.appendingPathComponent("curl-\($0)").path }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: curl)
+        process.arguments = ["--silent", "--fail", "--parallel", "--parallel-max", String(count)]
+            + files.flatMap { ["--output", $0, url.absoluteString] }
+        try process.run()
+        process.waitUntilExit()
+        files.forEach { try? FileManager.default.removeItem(atPath: $0) }
+        guard process.terminationStatus == 0 else { throw BenchmarkError.failed("curl exited with \(process.terminationStatus)") }
     }
 
     /// Runs `executable` and returns its peak RSS, polled from its own `VmHWM` every 10 ms
