@@ -46,6 +46,8 @@ package final class CurlTransport: @unchecked Sendable {
     /// manager thread each time (`afn-benchmarks`, BENCHMARKS.md).
     private var timer: DispatchSourceTimer?
     private var timerDeadline: DispatchTime?
+    /// The client calls of the event being handled, posted together by `settle`.
+    private var clientCalls: [@Sendable () -> Void] = []
     /// libcurl asked for its timeouts to run at once (0 ms): they run when the libcurl call
     /// that asked has returned (`settle`), never inside libcurl's callback, and without a timer.
     private var timeoutIsDue = false
@@ -130,10 +132,19 @@ package final class CurlTransport: @unchecked Sendable {
     }
 
     /// Calls URLSession's client of a protocol (`body`) on the work queue, after every call
-    /// posted before it, without waiting; from the transport's queue.
+    /// made before it, without waiting; from the transport's queue. The calls an event makes
+    /// (a small response and its end, several transfers' ends) go in one block when the event
+    /// has been handled (`settle`): one wake of the work queue's thread, not one per call.
     func callClient(_ body: @escaping @Sendable () -> Void) {
-        guard let queue = workQueue.withLock({ $0 }) else { return }
-        let box = Unmanaged.passRetained(WorkBox(body))
+        assertOnQueue()
+        clientCalls.append(body)
+    }
+
+    private func postClientCalls() {
+        guard !clientCalls.isEmpty, let queue = workQueue.withLock({ $0 }) else { return }
+        let calls = clientCalls
+        clientCalls = []
+        let box = Unmanaged.passRetained(WorkBox { calls.forEach { $0() } })
         afn_dispatch_async(queue.pointer, box.toOpaque()) { context in
             Unmanaged<WorkBox>.fromOpaque(context!).takeRetainedValue().body()
         }
@@ -240,8 +251,9 @@ package final class CurlTransport: @unchecked Sendable {
         }
     }
 
-    /// After libcurl calls from outside its callbacks: hands finished transfers their results and
-    /// runs the timeouts libcurl asked to run at once (a few rounds here, then from the timer).
+    /// Ends every event and call on the transport's queue: hands finished transfers their
+    /// results, runs the timeouts libcurl asked to run at once (a few rounds here, then from the
+    /// timer), and posts the client calls all this made.
     private func settle() {
         finishDoneTransfers()
         for _ in 0..<4 where timeoutIsDue {
@@ -254,6 +266,7 @@ package final class CurlTransport: @unchecked Sendable {
             timeoutIsDue = false
             arm(deadline: .now())
         }
+        postClientCalls()
     }
 
     private func finishDoneTransfers() {
