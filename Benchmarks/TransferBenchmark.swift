@@ -78,7 +78,9 @@ enum TransferBenchmark {
     }
 
     /// `count` downloads of 100 MB `url` to files, all at once, through the manager and through
-    /// the `curl` tool (`--parallel`), in three alternating rounds; the median of each.
+    /// the `curl` tool (`--parallel`), in five rounds, each client first in turn; the median of
+    /// each. Dirty pages are written back before each run (`sync`), so that neither pays for the
+    /// other's writes.
     private static func compareWithCurl(_ url: URL, count: Int, into directory: URL) throws {
         guard let curl = executable(named: "curl") else {
             print("download_100mb_x\(count)_vs_curl: curl not found")
@@ -86,9 +88,15 @@ enum TransferBenchmark {
         }
         var curlRounds: [TimeInterval] = []
         var managerRounds: [TimeInterval] = []
-        for _ in 0..<3 {
-            curlRounds.append(try measure { try curlDownloads(curl, url, count: count, into: directory) }.seconds)
+        let runCurl = { curlRounds.append(try measure { try curlDownloads(curl, url, count: count, into: directory) }.seconds) }
+        let runManager = {
             managerRounds.append(try measure { try ManagedTransfers.downloads(url, count: count, inFlight: count, into: directory) }.seconds)
+        }
+        for round in 0..<5 {
+            for run in round.isMultiple(of: 2) ? [runCurl, runManager] : [runManager, runCurl] {
+                sync()
+                try run()
+            }
         }
         let median = { (rounds: [TimeInterval]) in rounds.sorted()[rounds.count / 2] }
         let rate = { (seconds: TimeInterval) in Int(Double(count * 100_000_000) / 1_048_576 / seconds) }
@@ -103,7 +111,8 @@ enum TransferBenchmark {
         let files = (0..<count).map { directory.appendingPathComponent("curl-\($0)").path }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: curl)
-        process.arguments = ["--silent", "--fail", "--parallel", "--parallel-max", String(count)]
+        process.standardError = FileHandle.nullDevice
+        process.arguments = ["--silent", "--no-progress-meter", "--fail", "--parallel", "--parallel-max", String(count)]
             + files.flatMap { ["--output", $0, url.absoluteString] }
         try process.run()
         process.waitUntilExit()

@@ -113,8 +113,9 @@ final class TaskDelegate: @unchecked Sendable {
     /// The manager's event monitors when the task was created.
     let monitors: [any EventMonitor]
     /// Whether the libcurl transport hands this task's response and body straight to it
-    /// (`CurlBodySink`): a body kept in memory, with no override that wants URLSession's
-    /// response or data callbacks. URLSession then reports the response and the end only.
+    /// (`CurlBodySink`), on the transport's queue: a body kept in memory or written to the
+    /// download's file there, with no override that wants URLSession's response, data or
+    /// written-data callbacks. URLSession then reports the response and the end only.
     let receivesBodyFromTransport: Bool
     private let handlers: Handlers
     /// Serial, so that progress reaches the handlers in order and before the completion;

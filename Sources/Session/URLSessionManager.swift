@@ -523,8 +523,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                 completionGroup: configuration.completionGroup, processingQueue: processingQueue,
                 limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
                 interceptor: curlTransport == nil ? nil : state.interceptor, monitors: configuration.eventMonitors,
-                receivesBodyFromTransport: curlTransport != nil && kind != .download && overridesState.withLock {
-                    $0.dataTaskDidReceiveResponse == nil && $0.dataTaskDidReceiveData == nil
+                receivesBodyFromTransport: curlTransport != nil && overridesState.withLock {
+                    $0.dataTaskDidReceiveResponse == nil
+                        && (kind == .download ? $0.downloadTaskDidWriteData == nil : $0.dataTaskDidReceiveData == nil)
                 })
             table.insert(delegate, keepingAlive: self)
             curlTransport?.carry(task)
