@@ -26,6 +26,8 @@ GET /no-colon/0      a 200 with a header line without a colon, and the body "ok"
 GET /header-lines/<n>  a 200 with n short header lines, and the body "ok".
 GET /continue-storm/<n>  n "100 Continue" blocks before a 200 with the body "ok".
 GET /redirect-loop/0 a 302 to itself, forever.
+GET /idle-close/<ms> a 200 with the body "ok" on a kept-alive connection, which the server closes
+                     when no next request comes within ms.
 GET /seq/<id>?s=STEPS  answers the k-th request to /seq/<id> with the k-th of the comma-separated
                      STEPS (the last repeats): a status ("503"), a status with a Retry-After in
                      seconds ("503:1") or as an HTTP date ("503:date1"), or "reset" (the
@@ -206,6 +208,9 @@ class Handler(BaseHTTPRequestHandler):
                 if kind in RESETS:
                     self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 self.close_connection = True
+            elif kind == "idle-close":
+                self._text(b"ok")
+                self.connection.settimeout(total / 1000)
             elif kind == "blackhole-port":
                 self._text(str(BLACKHOLE.getsockname()[1]).encode())
             else:
