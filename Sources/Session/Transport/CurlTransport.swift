@@ -17,8 +17,9 @@ import Glibc
 /// its work queue (a custom protocol may call its client only there), posted in order without
 /// waiting (`callClient`); `startLoading` and `stopLoading` post to the transport's queue.
 package final class CurlTransport: @unchecked Sendable {
-    // @unchecked: `transfers`, `idleHandles`, the timers, and `multi` while the transport
-    // lives, are touched only on `queue` (`assertOnQueue` checks it in debug builds);
+    // @unchecked: `transfers`, `idleHandles`, the timers and their deadlines, `timeoutIsDue`,
+    // `clientCalls`, and `multi` while the transport lives, are touched only on `queue`
+    // (`assertOnQueue` checks it in debug builds);
     // `workQueue` is a `Locked`, set by the first `startLoading`; `sockets` synchronizes itself.
 
     /// The policy every HTTPS connection of this transport is checked against.
@@ -122,7 +123,7 @@ package final class CurlTransport: @unchecked Sendable {
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, nil)
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, nil)
         // No transfer is left (each retains the transport while it runs); what remains are
-        // idle connections. They are closed on the event queue, after every socket or timer
+        // idle connections. They are closed on the transport's queue, after every socket or timer
         // event already queued for this multi handle (their handlers find no transport), and
         // through `sockets`, which the closure keeps until libcurl has closed them all. The
         // thread that dropped the last reference (a delegate queue, a dispatch worker) never
@@ -363,7 +364,7 @@ private struct WorkQueue: @unchecked Sendable {
 /// What a transport leaves to be released after its deinit: the multi handle with its idle
 /// connections, the socket watches libcurl closes them through, and the retained work queue.
 private struct Remains: @unchecked Sendable {
-    // @unchecked: handed from the deinit to the event queue, then used there alone.
+    // @unchecked: handed from the deinit to the transport's queue, then used there alone.
     let multi: UnsafeMutableRawPointer
     let idleHandles: [UnsafeMutableRawPointer]
     let sockets: CurlSockets
