@@ -46,6 +46,7 @@ package final class CurlTransport: @unchecked Sendable {
     /// gives. A source made per call (2.5 a request with the idle timers) woke libdispatch's
     /// manager thread each time (`afn-benchmarks`, BENCHMARKS.md).
     private var timer: DispatchSourceTimer?
+    /// When `timer` fires, or `nil` when it is not armed.
     private var timerDeadline: DispatchTime?
     /// The client calls of the event being handled, posted together by `settle`.
     private var clientCalls: [@Sendable () -> Void] = []
@@ -236,13 +237,16 @@ package final class CurlTransport: @unchecked Sendable {
         assertOnQueue()
         if let idleDeadline, idleDeadline <= deadline { return }
         idleDeadline = deadline
-        let timer = idleTimer ?? {
-            let timer = makeTimer { [weak self] in self?.checkIdleTransfers() }
-            timer.resume()
-            idleTimer = timer
-            return timer
-        }()
-        timer.schedule(deadline: deadline, leeway: .milliseconds(5))
+        made(&idleTimer) { [weak self] in self?.checkIdleTransfers() }.schedule(deadline: deadline, leeway: .milliseconds(5))
+    }
+
+    /// `timer`, or a new one (`makeTimer`, resumed, not scheduled) stored there to run `body`.
+    private func made(_ timer: inout DispatchSourceTimer?, running body: @escaping () -> Void) -> DispatchSourceTimer {
+        if let timer { return timer }
+        let new = makeTimer(body)
+        new.resume()
+        timer = new
+        return new
     }
 
     private func checkIdleTransfers() {
@@ -334,23 +338,17 @@ package final class CurlTransport: @unchecked Sendable {
     private func arm(deadline: DispatchTime) {
         if let timerDeadline, timerDeadline <= deadline { return }
         timerDeadline = deadline
-        let timer = self.timer ?? {
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [weak self] in self?.timerFired() }
-            timer.resume()
-            self.timer = timer
-            return timer
-        }()
-        timer.schedule(deadline: deadline)
+        made(&timer) { [weak self] in self?.timerFired() }.schedule(deadline: deadline)
     }
 
+    /// libcurl's timer fired (`makeTimer` settles after it).
     private func timerFired() {
         timerDeadline = nil
-        socketAction(CurlSocket.timeout, events: 0)
+        var running: Int32 = 0
+        _ = afn_multi_socket_action(multi, CurlSocket.timeout, 0, &running)
         var milliseconds = -1
         _ = afn_multi_timeout(multi, &milliseconds)
         schedule(afterMilliseconds: milliseconds)
-        settle()
     }
 }
 

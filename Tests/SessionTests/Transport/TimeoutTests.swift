@@ -16,11 +16,19 @@ final class TimeoutTests: XCTestCase {
         let seconds: TimeInterval
     }
 
-    private func run(_ request: URLRequest, connectTimeout: TimeInterval? = nil, totalTimeout: TimeInterval? = nil) throws -> Outcome {
+    private func makeManager(connectTimeout: TimeInterval? = nil) -> URLSessionManager {
         let manager = URLSessionManager(transport: .libcurl)
         manager.responseSerializer = HTTPResponseSerializer()
         manager.connectTimeout = connectTimeout
-        defer { manager.invalidateSession(cancelingTasks: true) }
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+
+    private func run(_ request: URLRequest, connectTimeout: TimeInterval? = nil, totalTimeout: TimeInterval? = nil) throws -> Outcome {
+        try run(request, on: makeManager(connectTimeout: connectTimeout), totalTimeout: totalTimeout)
+    }
+
+    private func run(_ request: URLRequest, on manager: URLSessionManager, totalTimeout: TimeInterval? = nil) throws -> Outcome {
         let done = expectation(description: "completion")
         let result = Locked<(any Error)?>(nil)
         let task = try manager.dataTask(with: request) { _, _, error in
@@ -51,6 +59,18 @@ final class TimeoutTests: XCTestCase {
         var request = URLRequest(url: try FaultServer.url("/stall/3000"))
         request.timeoutInterval = 0.5
         assertTimedOut(try run(request), kind: .idle, after: 0.5)
+    }
+
+    /// The transport keeps one idle timer for all its transfers: a transfer with a shorter idle
+    /// timeout than one already running moves it earlier.
+    func testAShortIdleTimeoutFiresWhileALongerOneRuns() throws {
+        let manager = makeManager()
+        var long = URLRequest(url: try FaultServer.url("/stall/3000"))
+        long.timeoutInterval = 30
+        manager.resume(try manager.dataTask(with: long) { _, _, _ in })
+        var request = URLRequest(url: try FaultServer.url("/stall/3000"))
+        request.timeoutInterval = 0.5
+        assertTimedOut(try run(request, on: manager), kind: .idle, after: 0.5)
     }
 
     func testTheTotalTimeoutFiresWhileBytesKeepComing() throws {
