@@ -77,6 +77,19 @@ enum TransferBenchmark {
         print(String(format: "\(name)_throughput_ratio: %.2f (manager / URLSession)", baseline.seconds / manager.seconds))
     }
 
+    /// The comparison with `curl` alone. Usage: downloads-vs-curl <bulk server base URL>
+    static func runAgainstCurl(_ arguments: [String]) throws -> Bool {
+        guard arguments.count == 1, let base = URL(string: arguments[0]) else {
+            print("usage: afn-benchmarks downloads-vs-curl <bulk server base URL>")
+            return false
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("afn-transfer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try compareWithCurl(base.appendingPathComponent("bytes/\(100_000_000)"), count: 8, into: directory)
+        return true
+    }
+
     /// `count` downloads of 100 MB `url` to files, all at once, through the manager and through
     /// the `curl` tool (`--parallel`), in five rounds, each client first in turn; the median of
     /// each. Dirty pages are written back before each run (`sync`), so that neither pays for the
@@ -101,8 +114,9 @@ enum TransferBenchmark {
         let median = { (rounds: [TimeInterval]) in rounds.sorted()[rounds.count / 2] }
         let rate = { (seconds: TimeInterval) in Int(Double(count * 100_000_000) / 1_048_576 / seconds) }
         let name = "download_100mb_x\(count)_to_files"
-        print("\(name)_curl: \(rate(median(curlRounds))) MiB/s")
-        print("\(name)_manager: \(rate(median(managerRounds))) MiB/s")
+        let each = { (rounds: [TimeInterval]) in rounds.map { String(rate($0)) }.joined(separator: ", ") }
+        print("\(name)_curl: \(rate(median(curlRounds))) MiB/s (rounds: \(each(curlRounds)))")
+        print("\(name)_manager: \(rate(median(managerRounds))) MiB/s (rounds: \(each(managerRounds)))")
         print(String(format: "\(name)_ratio_to_curl: %.2f (manager / curl, target >= 0.9)", median(curlRounds) / median(managerRounds)))
     }
 
@@ -116,8 +130,10 @@ enum TransferBenchmark {
             + files.flatMap { ["--output", $0, url.absoluteString] }
         try process.run()
         process.waitUntilExit()
+        let sizes = files.map { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64 }
         files.forEach { try? FileManager.default.removeItem(atPath: $0) }
         guard process.terminationStatus == 0 else { throw BenchmarkError.failed("curl exited with \(process.terminationStatus)") }
+        guard sizes.allSatisfy({ $0 == UInt64(url.lastPathComponent) }) else { throw BenchmarkError.failed("curl wrote \(sizes)") }
     }
 
     /// Runs `executable` and returns its peak RSS, polled from its own `VmHWM` every 10 ms
@@ -153,13 +169,15 @@ enum NativeTransfers {
         defer { session.finishTasksAndInvalidate() }
         let failures = fanOut(count: count, inFlight: inFlight) { index, done in
             session.downloadTask(with: url) { location, _, error in
+                var size: UInt64?
                 if let location {
                     // URLSession on Linux never deletes its download files: move, then remove.
                     let destination = directory.appendingPathComponent("native-\(index)")
                     try? FileManager.default.moveItem(at: location, to: destination)
+                    size = try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? UInt64
                     try? FileManager.default.removeItem(at: destination)
                 }
-                done(error == nil && location != nil)
+                done(error == nil && size == UInt64(url.lastPathComponent))
             }.resume()
         }
         if failures > 0 { throw URLError(.unknown) }
@@ -202,8 +220,9 @@ enum ManagedTransfers {
             manager.resume(try manager.downloadTask(
                 with: URLRequest(url: url), destination: { _, _ in destination }, options: .replaceExistingFile,
                 completionHandler: { _, _, error in
+                    let size = try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? UInt64
                     try? FileManager.default.removeItem(at: destination)
-                    done(error == nil)
+                    done(error == nil && size == UInt64(url.lastPathComponent))
                 }))
         }
         if failures > 0 { throw URLError(.unknown) }
