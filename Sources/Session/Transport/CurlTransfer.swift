@@ -421,18 +421,19 @@ final class CurlTransfer: @unchecked Sendable {
         return nil
     }
 
+    /// The request's fields libcurl writes itself from the body it sends (lower-case).
+    private static let framingFields: Set<String> = ["content-length", "transfer-encoding", "expect"]
+
     private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer) {
         let method = request.httpMethod?.uppercased() ?? "GET"
-        let declaredLength = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
-        var headers = transport.settings.headers(
-            of: request, excluding: ["content-length", "transfer-encoding", "expect"])
+        var headers = transport.settings.headers(of: request, excluding: Self.framingFields)
         switch body {
         case .data(let data, _):
             uploadLength = Int64(data.count)
         case .stream:
-            uploadLength = declaredLength ?? -1
+            uploadLength = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
         case .none:
-            uploadLength = ["POST", "PUT", "PATCH"].contains(method) ? 0 : -1
+            uploadLength = method == "POST" || method == "PUT" || method == "PATCH" ? 0 : -1
         }
         if method == "HEAD" {
             set(CurlOption.noBody, 1)
@@ -446,9 +447,8 @@ final class CurlTransfer: @unchecked Sendable {
             headers.append((name: "Content-Type", value: "application/x-www-form-urlencoded"))
         }
         var list: UnsafeMutableRawPointer?
-        for line in headers.map({ "\($0.name): \($0.value)" }) + ["Expect:"] {
-            list = afn_slist_append(list, line)
-        }
+        for header in headers { list = afn_slist_append(list, header.name + ": " + header.value) }
+        list = afn_slist_append(list, "Expect:")
         headerList = list
         _ = afn_easy_setopt_pointer(easy, CurlOption.httpHeader, list)
     }

@@ -34,23 +34,21 @@ struct ResponseHead: Equatable {
         var previous: Int?
         var lookup = NameLookup()
         for line in lines.dropFirst() {
-            if let first = line.utf8.first, first == 0x20 || first == 0x09 {
-                if let previous { values[previous] += " " + Self.trimmingSpaces(line[...]) }
-                continue
-            }
-            guard let colon = Self.colon(in: line) else {
+            guard let field = Self.field(of: line) else {
                 previous = nil
                 continue
             }
-            let name = line[..<colon]
-            let value = Self.trimmingSpaces(line[line.utf8.index(after: colon)...])
-            if Self.equalIgnoringASCIICase(name, "set-cookie") { setCookies.append(value) }
+            guard let name = field.name else {
+                if let previous { values[previous] += " " + field.value }
+                continue
+            }
+            if Self.equalIgnoringASCIICase(name.utf8, "set-cookie".utf8) { setCookies.append(field.value) }
             if let index = lookup.index(of: name, in: names) {
-                values[index] += ", " + value
+                values[index] += ", " + field.value
                 previous = index
             } else {
-                names.append(String(name))
-                values.append(value)
+                names.append(name)
+                values.append(field.value)
                 previous = names.count - 1
                 lookup.added(names)
             }
@@ -60,12 +58,29 @@ struct ResponseHead: Equatable {
         return ResponseHead(statusCode: code, httpVersion: version, fields: fields, setCookies: setCookies)
     }
 
-    /// The index of the first colon of `line`, searched in its contiguous UTF-8 bytes (the
-    /// generic search over `String.UTF8View` cost 300 instructions a line).
-    private static func colon(in line: String) -> String.Index? {
-        let offset = line.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: ":")) }
-            ?? line.utf8.firstIndex(of: UInt8(ascii: ":")).map { line.utf8.distance(from: line.utf8.startIndex, to: $0) }
-        return offset.map { line.utf8.index(line.utf8.startIndex, offsetBy: $0) }
+    /// The name and the value of a header line, its value without the spaces and tabs around
+    /// it (HTTP's optional whitespace); no name for a line that continues the previous field
+    /// (it starts with a space or tab); `nil` for a line without a colon. Read in the line's
+    /// contiguous UTF-8 bytes, each string made once: through `Substring` and
+    /// `String.UTF8View` indices, parsing cost 3,300 instructions a line (callgrind).
+    private static func field(of line: String) -> (name: String?, value: String)? {
+        var line = line
+        return line.withUTF8 { bytes -> (name: String?, value: String)? in
+            let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+            let string = { (range: Range<Int>) in String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+            let valueStart: Int
+            var name: String?
+            if let first = bytes.first, isSpace(first) {
+                valueStart = 0
+            } else {
+                guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+                name = string(0..<colon)
+                valueStart = colon + 1
+            }
+            guard let start = bytes[valueStart...].firstIndex(where: { !isSpace($0) }),
+                  let last = bytes[start...].lastIndex(where: { !isSpace($0) }) else { return (name, "") }
+            return (name, string(start..<(last + 1)))
+        }
     }
 
     /// Finds a field name already seen, in any case: by comparing bytes while there are few
@@ -75,7 +90,7 @@ struct ResponseHead: Equatable {
         private static let linearLimit = 16
         private var lowercased: [String: Int]?
 
-        func index(of name: Substring, in names: [String]) -> Int? {
+        func index(of name: String, in names: [String]) -> Int? {
             if let lowercased { return lowercased[name.lowercased()] }
             return names.firstIndex { ResponseHead.equalIgnoringASCIICase($0.utf8, name.utf8) }
         }
@@ -104,23 +119,9 @@ struct ResponseHead: Equatable {
     }
 
     /// Whether `name` is `other` in any ASCII case (header names are ASCII tokens).
-    private static func equalIgnoringASCIICase(_ name: Substring, _ other: StaticString) -> Bool {
-        other.withUTF8Buffer { equalIgnoringASCIICase(name.utf8, $0) }
-    }
-
     fileprivate static func equalIgnoringASCIICase<A: Collection<UInt8>, B: Collection<UInt8>>(_ name: A, _ other: B) -> Bool {
         guard name.count == other.count else { return false }
         return zip(name, other).allSatisfy { a, b in a == b || (a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20)) }
-    }
-
-    /// `text` without the spaces and tabs around it (HTTP's optional whitespace), trimmed in
-    /// Swift: Foundation's `trimmingCharacters(in:)` goes through NSString, which cost a
-    /// quarter of a small request's instructions.
-    static func trimmingSpaces(_ text: Substring) -> String {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-        let bytes = text.utf8
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(text[first...last])
     }
 
     /// The response URLSession's client receives for `url`.

@@ -55,6 +55,11 @@ final class ResponseHeadTests: XCTestCase {
         XCTAssertEqual(head.httpVersion, "HTTP/1.0")
     }
 
+    func testSpacesAndTabsAroundAValueAreTrimmedAndThoseInsideKept() throws {
+        let head = try XCTUnwrap(ResponseHead.parse(["HTTP/1.1 200 OK", "X-Note: \t a  b \t", "X-Blank: \t ", "X-Ü: café"]))
+        XCTAssertEqual(head.fields, ["X-Note": "a  b", "X-Blank": "", "X-Ü": "café"])
+    }
+
     func testStatusLinesThatAreNotHTTPGiveNoHead() {
         for line in ["", "HTTP/1.1", "HTTP/1.1 abc OK", "HTTP/1.1 20 OK", "HTTP/1.1 2000 OK", "ICY 200 OK", "HTTP/1.1 700 Odd"] {
             XCTAssertNil(ResponseHead.parse([line]), line)
