@@ -8,8 +8,9 @@ import Glibc
 /// Requests per second and CPU time per request for a 1 KiB GET, at 1, 8 and 64 requests in
 /// flight: `HTTPSessionManager` as an application gets it (on its default libcurl transport)
 /// against the baseline, a plain URLSession with a delegate on a serial queue, measured in the
-/// same run with the same configuration (no `URLCache`), in five alternating rounds, the median
-/// round of each reported (two cores shared with the server make single rounds noisy). A third
+/// same run with the same configuration (no `URLCache`), in seven alternating rounds, the median
+/// round of each reported (two cores shared with the server make single rounds noisy), and each
+/// round's ratio beside it (the machine's speed drifts from round to round). A third
 /// client, the manager on URLSession's own protocol (`transport: .urlSession`), shows what the
 /// manager's layer costs on that transport.
 /// Usage: request-overhead <URL of a 1 KiB file> [requests per round, default 3000]
@@ -28,7 +29,7 @@ enum RequestOverheadBenchmark {
             var baselineRounds: [Figures] = []
             var managerRounds: [Figures] = []
             var nativeRounds: [Figures] = []
-            for _ in 0..<5 {
+            for _ in 0..<7 {
                 baselineRounds.append(try measure(requests: requests, inFlight: inFlight) { try PlainSessionClient(url: url) })
                 managerRounds.append(try measure(requests: requests, inFlight: inFlight) { ManagerClient(url: url) })
                 nativeRounds.append(try measure(requests: requests, inFlight: inFlight) { ManagerClient(url: url, transport: .urlSession) })
@@ -40,6 +41,8 @@ enum RequestOverheadBenchmark {
             print("request_overhead_urlsession_\(inFlight)_in_flight: \(Int(baseline.requestsPerSecond)) req/s, \(Int(baseline.cpuMicroseconds)) us CPU/req")
             print("request_overhead_manager_\(inFlight)_in_flight: \(Int(manager.requestsPerSecond)) req/s, \(Int(manager.cpuMicroseconds)) us CPU/req")
             print(String(format: "request_overhead_ratio_\(inFlight)_in_flight: %.3f (manager / URLSession)", ratio))
+            let roundRatios = zip(managerRounds, baselineRounds).map { String(format: "%.2f", $0.requestsPerSecond / $1.requestsPerSecond) }
+            print("request_overhead_round_ratios_\(inFlight)_in_flight: \(roundRatios.joined(separator: ", ")) (each round's manager / URLSession)")
             print("request_overhead_manager_on_urlsession_transport_\(inFlight)_in_flight: \(Int(native.requestsPerSecond)) req/s, \(Int(native.cpuMicroseconds)) us CPU/req")
             print(String(format: "request_overhead_manager_on_urlsession_transport_ratio_\(inFlight)_in_flight: %.3f (manager with transport: .urlSession / URLSession)",
                          native.requestsPerSecond / baseline.requestsPerSecond))
