@@ -61,7 +61,10 @@ enum TransferBenchmark {
         let growth: UInt64
     }
 
+    /// Runs `body` after the dirty pages of earlier runs are written back (`sync`), so that no
+    /// run pays for the disk writes of the one before it.
     private static func measure(_ body: () throws -> Void) throws -> Measurement {
+        sync()
         ResourceUsage.resetPeak()
         let before = ResourceUsage.residentBytes
         let start = Date()

@@ -58,14 +58,14 @@ final class DownloadWriter: Sendable {
         }
     }
 
-    /// Appends `data`; returns the bytes now in the file.
-    func write(_ data: Data) throws -> Int64 {
+    /// Appends `bytes`; returns the bytes now in the file.
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int64 {
         try state.withLock { state in
             guard let handle = state.handle else {
                 throw SessionError.downloadFileFailed(reason: "body arrived before a response", destination: nil)
             }
-            try handle.write(contentsOf: data)
-            state.bytesInFile += Int64(data.count)
+            try handle.write(contentsOf: bytes)
+            state.bytesInFile += Int64(bytes.count)
             return state.bytesInFile
         }
     }

@@ -190,22 +190,27 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// Returns the bytes now received in total, counting a resumed download's partial file.
     func didReceive(data: Data) -> Int64 {
+        data.withUnsafeBytes { didReceive(bytes: $0) }
+    }
+
+    /// The bytes are copied once: appended to the body, or written to the download's file.
+    func didReceive(bytes: UnsafeRawBufferPointer) -> Int64 {
         var window: CurlReceiveWindow?
-        defer { window?.consumed(data.count) }
+        defer { window?.consumed(bytes.count) }
         let (failed, total): (Bool, Int64) = state.withLock { state in
             window = state.receiveWindow
-            state.bytesReceived += Int64(data.count)
+            state.bytesReceived += Int64(bytes.count)
             if let limit = state.limits.sizeLimit(isDownload: kind == .download), state.bytesReceived > limit.bytes {
                 let declared = state.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
                 state.record(.failed(SessionError.responseLimitExceeded(limit: limit.limit, declaredLength: declared, response: state.response)))
                 return (true, state.bytesReceived)
             }
             guard let writer = state.writer else {
-                state.data.append(data)
+                state.data.append(contentsOf: bytes)
                 return (false, state.bytesReceived)
             }
             do {
-                return (false, try writer.write(data))
+                return (false, try writer.write(bytes))
             } catch {
                 state.record(.failed(SessionError.downloadFileFailed(reason: error.localizedDescription, destination: nil)))
                 return (true, writer.bytesInFile)
@@ -502,7 +507,7 @@ extension TaskDelegate: CurlBodySink {
         didReceive(response: response)
     }
 
-    func transportDidReceive(_ data: Data) {
-        _ = didReceive(data: data)
+    func transportDidReceive(_ bytes: UnsafeRawBufferPointer) {
+        _ = didReceive(bytes: bytes)
     }
 }

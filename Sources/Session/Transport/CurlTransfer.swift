@@ -240,7 +240,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard urlProtocol != nil else { return }
         if let heldResponse {
             deliver(heldResponse)
-            if !heldBody.isEmpty { deliver(heldBody) }
+            if !heldBody.isEmpty { heldBody.withUnsafeBytes { deliver($0) } }
             self.heldBody = Data()
             if error == nil { tellClient(ending: true) { $1.urlProtocolDidFinishLoading($0) } }
         }
@@ -254,7 +254,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard let heldResponse, urlProtocol != nil else { return }
         state.releaseHeld()
         deliver(heldResponse)
-        deliver(heldBody)
+        heldBody.withUnsafeBytes { deliver($0) }
         self.heldResponse = nil
         heldBody = Data()
     }
@@ -265,11 +265,13 @@ final class CurlTransfer: @unchecked Sendable {
         tellClient { $1.urlProtocol($0, didReceive: response, cacheStoragePolicy: .notAllowed) }
     }
 
-    /// Hands body bytes to the task's body sink, or else to URLSession.
-    private func deliver(_ data: Data) {
+    /// Hands body bytes to the task's body sink, or else to URLSession (which needs a `Data`
+    /// of its own, as the bytes outlive the call).
+    private func deliver(_ bytes: UnsafeRawBufferPointer) {
         if let bodySink {
-            bodySink.transportDidReceive(data)
+            bodySink.transportDidReceive(bytes)
         } else {
+            let data = Data(bytes)
             tellClient { $1.urlProtocol($0, didLoad: data) }
         }
     }
@@ -703,7 +705,7 @@ final class CurlTransfer: @unchecked Sendable {
             transfer.exceeded(limit)
             return 0
         }
-        transfer.deliver(Data(bytes: bytes, count: length))
+        transfer.deliver(UnsafeRawBufferPointer(start: bytes, count: length))
         return length
     }
 

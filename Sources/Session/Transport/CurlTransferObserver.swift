@@ -32,8 +32,9 @@ package struct CurlTaskOptions: Sendable {
 package protocol CurlBodySink: AnyObject, Sendable {
     /// The final response, before any byte of its body.
     func transportDidReceive(_ response: HTTPURLResponse)
-    /// The next bytes of the body.
-    func transportDidReceive(_ data: Data)
+    /// The next bytes of the body, in libcurl's buffer: valid during the call only, so that
+    /// the one copy made is the sink's own (into the body kept in memory, or the file's write).
+    func transportDidReceive(_ bytes: UnsafeRawBufferPointer)
 }
 
 package protocol CurlTransferObserver: AnyObject, Sendable {
