@@ -21,9 +21,30 @@ enum TransferBenchmark {
             print("usage: afn-benchmarks transfer <bulk server base URL> <afn executable>")
             return false
         }
+        return try inScratchDirectory { try run(base: base, afn: URL(fileURLWithPath: arguments[1]), directory: $0) }
+    }
+
+    /// The comparison with `curl` alone. Usage: downloads-vs-curl <bulk server base URL>
+    static func runAgainstCurl(_ arguments: [String]) throws -> Bool {
+        guard arguments.count == 1, let base = URL(string: arguments[0]) else {
+            print("usage: afn-benchmarks downloads-vs-curl <bulk server base URL>")
+            return false
+        }
+        return try inScratchDirectory { directory in
+            try compareWithCurl(base.appendingPathComponent("bytes/\(100_000_000)"), count: 8, into: directory)
+            return true
+        }
+    }
+
+    /// Runs `body` with a new directory for its files, removed after.
+    private static func inScratchDirectory(_ body: (URL) throws -> Bool) throws -> Bool {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("afn-transfer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        return try body(directory)
+    }
+
+    private static func run(base: URL, afn: URL, directory: URL) throws -> Bool {
         let large = directory.appendingPathComponent("upload.bin")
         guard FileManager.default.createFile(atPath: large.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         let handle = try FileHandle(forWritingTo: large)
@@ -47,7 +68,6 @@ enum TransferBenchmark {
                baseline: try measure { try NativeTransfers.upload(large, to: sink) },
                manager: try measure { try ManagedTransfers.upload(large, to: sink) })
 
-        let afn = URL(fileURLWithPath: arguments[1])
         let uploadPeak = try childPeak(afn, ["upload", sink.absoluteString, "--file", large.path])
         let downloadPeak = try childPeak(afn, ["download", big.absoluteString, "--output", directory.appendingPathComponent("afn.bin").path])
         for (name, peak) in [("upload", uploadPeak), ("download", downloadPeak)] {
@@ -78,19 +98,6 @@ enum TransferBenchmark {
         print("\(name)_urlsession: \(rate(baseline)) MiB/s, peak growth \(mebibytes(baseline.growth)) MiB")
         print("\(name)_manager: \(rate(manager)) MiB/s, peak growth \(mebibytes(manager.growth)) MiB")
         print(String(format: "\(name)_throughput_ratio: %.2f (manager / URLSession)", baseline.seconds / manager.seconds))
-    }
-
-    /// The comparison with `curl` alone. Usage: downloads-vs-curl <bulk server base URL>
-    static func runAgainstCurl(_ arguments: [String]) throws -> Bool {
-        guard arguments.count == 1, let base = URL(string: arguments[0]) else {
-            print("usage: afn-benchmarks downloads-vs-curl <bulk server base URL>")
-            return false
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("afn-transfer-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try compareWithCurl(base.appendingPathComponent("bytes/\(100_000_000)"), count: 8, into: directory)
-        return true
     }
 
     /// `count` downloads of 100 MB `url` to files, all at once, through the manager and through
