@@ -27,23 +27,69 @@ enum RequestInstructionsBenchmark {
             return false
         }
         var perRequest: [String: Int] = [:]
+        var managerLibraries: [String: Int] = [:]
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("afn-callgrind-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let binary = try strippedCopy(in: directory)
         for client in clients {
-            let short = try instructions(valgrind: valgrind, binary: binary, client: client, url: url, count: warmUp,
-                                         output: directory.appendingPathComponent("\(client)-short.out"))
+            let shortOutput = directory.appendingPathComponent("\(client)-short.out")
+            let short = try instructions(valgrind: valgrind, binary: binary, client: client, url: url, count: warmUp, output: shortOutput)
             let longOutput = directory.appendingPathComponent("\(client)-long.out")
             let long = try instructions(valgrind: valgrind, binary: binary, client: client, url: url, count: warmUp + requests, output: longOutput)
             perRequest[client] = (long - short) / requests
             print("instructions_per_request_\(client): \(perRequest[client]!)")
-            if client == "manager" { try printTopEntries(of: longOutput) }
+            if client == "manager", let longProfile = try annotated(longOutput), let shortProfile = try annotated(shortOutput) {
+                printTopEntries(of: longProfile)
+                let shortLibraries = instructionsByLibrary(in: shortProfile)
+                managerLibraries = instructionsByLibrary(in: longProfile).mapValues { $0 / requests }
+                    .merging(shortLibraries.mapValues { -$0 / requests }, uniquingKeysWith: +)
+                print("instructions_per_request_manager_by_library (their own instructions):")
+                for (library, count) in managerLibraries.sorted(by: { $0.value > $1.value }).prefix(8) { print("  \(library): \(count)") }
+            }
         }
         guard let manager = perRequest["manager"], let urlSession = perRequest["urlsession"], let ceiling = perRequest["ceiling"] else { return false }
         print(String(format: "instructions_ratio_manager_vs_urlsession: %.3f (target <= 0.5)", Double(manager) / Double(urlSession)))
         print(String(format: "instructions_ratio_manager_vs_ceiling: %.3f (target <= 1.3)", Double(manager) / Double(ceiling)))
+        // The ceiling client plus libcurl's own code is a floor for any transport on libcurl under
+        // URLSession, before a response is parsed or anything of the manager runs.
+        if let libcurl = managerLibraries.first(where: { $0.key.hasPrefix("libcurl.so") })?.value {
+            print(String(format: "instructions_floor_ceiling_plus_libcurl: %d (%.2f of the ceiling)", ceiling + libcurl, Double(ceiling + libcurl) / Double(ceiling)))
+        }
         return true
+    }
+
+    /// `callgrind_annotate`'s listing of the profile at `output` (functions by their own
+    /// instructions, each with its object file), or `nil` without the tool.
+    private static func annotated(_ output: URL) throws -> String? {
+        guard let annotate = executable(named: "callgrind_annotate") else { return nil }
+        let process = Process()
+        let pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: annotate)
+        process.arguments = ["--threshold=100", output.path]
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
+    }
+
+    /// The function lines of an annotated profile: `  1,234 (0.5%)  file:function [object]`.
+    private static func entries(of profile: String) -> [Substring] {
+        profile.split(separator: "\n").filter { $0.contains(" (") && $0.first(where: { !$0.isWhitespace })?.isNumber == true }
+    }
+
+    /// Instructions of the functions of each object file (the last path component), summed.
+    private static func instructionsByLibrary(in profile: String) -> [String: Int] {
+        var libraries: [String: Int] = [:]
+        for entry in entries(of: profile) {
+            guard let count = Int(entry.drop(while: \.isWhitespace).prefix(while: { $0 != " " }).filter(\.isNumber)),
+                  let open = entry.lastIndex(of: "["), entry.last == "]" else { continue }
+            let library = entry[entry.index(after: open)..<entry.index(before: entry.endIndex)].split(separator: "/").last.map(String.init) ?? "?"
+            libraries[library, default: 0] += count
+        }
+        return libraries
     }
 
     /// This executable without its debug information: valgrind 3.19 cannot read the DWARF
@@ -79,21 +125,10 @@ enum RequestInstructionsBenchmark {
         return total
     }
 
-    /// The 15 functions with the most instructions of their own in the profile at `output`.
-    private static func printTopEntries(of output: URL) throws {
-        guard let annotate = executable(named: "callgrind_annotate") else { return }
-        let process = Process()
-        let pipe = Pipe()
-        process.executableURL = URL(fileURLWithPath: annotate)
-        process.arguments = ["--threshold=100", output.path]
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let entries = text.split(separator: "\n").filter { $0.contains(" (") && $0.first(where: { !$0.isWhitespace })?.isNumber == true }
+    /// The 15 functions with the most instructions of their own in `profile`.
+    private static func printTopEntries(of profile: String) {
         print("manager_profile_top_entries (instructions, own; whole process of \(warmUp) + requests):")
-        for entry in entries.prefix(15) { print("  \(demangled(entry.trimmingCharacters(in: .whitespaces)))") }
+        for entry in entries(of: profile).prefix(15) { print("  \(demangled(entry.trimmingCharacters(in: .whitespaces)))") }
     }
 
     /// `text` with Swift symbols demangled by swift-demangle, when it is on the PATH.
