@@ -1,5 +1,6 @@
 import AFNetworking
 import AFLocking
+import AFSerialization
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -140,10 +141,10 @@ enum TransferBenchmark {
             + files.flatMap { ["--output", $0, url.absoluteString] }
         try process.run()
         process.waitUntilExit()
-        let sizes = files.map { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64 }
+        let sizes = files.map(FileSize.ofRegularFile(atPath:))
         files.forEach { try? FileManager.default.removeItem(atPath: $0) }
         guard process.terminationStatus == 0 else { throw BenchmarkError.failed("curl exited with \(process.terminationStatus)") }
-        guard sizes.allSatisfy({ $0 == UInt64(url.lastPathComponent) }) else { throw BenchmarkError.failed("curl wrote \(sizes)") }
+        guard sizes.allSatisfy({ $0 == bodySize(of: url) }) else { throw BenchmarkError.failed("curl wrote \(sizes)") }
     }
 
     /// Runs `executable` and returns its peak RSS, polled from its own `VmHWM` every 10 ms
@@ -184,10 +185,10 @@ enum NativeTransfers {
                     // URLSession on Linux never deletes its download files: move, then remove.
                     let destination = directory.appendingPathComponent("native-\(index)")
                     try? FileManager.default.moveItem(at: location, to: destination)
-                    size = try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? UInt64
+                    size = FileSize.ofRegularFile(atPath: destination.path)
                     try? FileManager.default.removeItem(at: destination)
                 }
-                done(error == nil && size == UInt64(url.lastPathComponent))
+                done(error == nil && size == bodySize(of: url))
             }.resume()
         }
         if failures > 0 { throw URLError(.unknown) }
@@ -230,9 +231,9 @@ enum ManagedTransfers {
             manager.resume(try manager.downloadTask(
                 with: URLRequest(url: url), destination: { _, _ in destination }, options: .replaceExistingFile,
                 completionHandler: { _, _, error in
-                    let size = try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? UInt64
+                    let size = FileSize.ofRegularFile(atPath: destination.path)
                     try? FileManager.default.removeItem(at: destination)
-                    done(error == nil && size == UInt64(url.lastPathComponent))
+                    done(error == nil && size == bodySize(of: url))
                 }))
         }
         if failures > 0 { throw URLError(.unknown) }
@@ -267,6 +268,9 @@ enum ManagedTransfers {
         if let error = failure.withLock({ $0 }) { throw error }
     }
 }
+
+/// The size of the body the bulk server sends for `url` (`/bytes/<n>`).
+func bodySize(of url: URL) -> UInt64? { UInt64(url.lastPathComponent) }
 
 /// Starts `count` operations with at most `inFlight` running; each calls `done` with its success
 /// exactly once. Returns how many failed.

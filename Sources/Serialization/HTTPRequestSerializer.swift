@@ -201,19 +201,24 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
         // The default headers go on while this request is the only owner of its storage: added
         // later (`addingDefaultHeaders`) to a request passed in, the assignment copies the
         // storage first (7,600 instructions a request, callgrind).
-        if !state.headers.isEmpty {
-            for header in state.headers.values { try HTTPHeaderValidation.validate(name: header.name, value: header.value) }
-            request.allHTTPHeaderFields = Dictionary(uniqueKeysWithValues: state.headers.values.map { ($0.name, $0.value) })
+        let defaults = try Self.checked(state.headers)
+        if !defaults.isEmpty {
+            request.allHTTPHeaderFields = Dictionary(uniqueKeysWithValues: defaults.values.map { ($0.name, $0.value) })
         }
         return request
+    }
+
+    /// `headers`, after checking every one for injection.
+    private static func checked(_ headers: [String: (name: String, value: String)]) throws -> [String: (name: String, value: String)] {
+        for header in headers.values { try HTTPHeaderValidation.validate(name: header.name, value: header.value) }
+        return headers
     }
 
     /// Copies the default headers the request lacks, after checking every default for injection.
     func addingDefaultHeaders(to request: URLRequest) throws -> URLRequest {
         // Keyed by lowercased name: the request's own fields are looked up, not the defaults
         // lowercased again for every request.
-        var missing = state.withLock { $0.headers }
-        for header in missing.values { try HTTPHeaderValidation.validate(name: header.name, value: header.value) }
+        var missing = try Self.checked(state.withLock { $0.headers })
         var fields = request.allHTTPHeaderFields ?? [:]
         for name in fields.keys where !missing.isEmpty { missing[name.lowercased()] = nil }
         guard !missing.isEmpty else { return request }

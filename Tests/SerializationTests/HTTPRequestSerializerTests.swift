@@ -205,6 +205,29 @@ final class HTTPRequestSerializerTests: XCTestCase {
         }
     }
 
+    func testAnInvalidDefaultHeaderRejectsARequestPassedInEvenWhenItCarriesTheField() throws {
+        serializer.setValue("ok\r\nX-Injected: yes", forHTTPHeaderField: "X-Custom")
+        var request = URLRequest(url: try XCTUnwrap(URL(string: "http://example.com")))
+        request.setValue("own", forHTTPHeaderField: "X-Custom")
+        XCTAssertThrowsError(try serializer.request(bySerializing: request, withParameters: nil)) {
+            XCTAssertEqual($0 as? RequestSerializationError, .invalidHeader(name: "X-Custom", value: "ok\r\nX-Injected: yes"))
+        }
+    }
+
+    func testAnInvalidDefaultHeaderRejectsAMultipartRequest() {
+        serializer.setValue("ok\r\nX-Injected: yes", forHTTPHeaderField: "X-Custom")
+        XCTAssertThrowsError(try serializer.multipartFormRequest(method: "POST", urlString: "http://example.com")) {
+            XCTAssertEqual($0 as? RequestSerializationError, .invalidHeader(name: "X-Custom", value: "ok\r\nX-Injected: yes"))
+        }
+    }
+
+    func testAMultipartRequestCarriesTheDefaultHeaders() throws {
+        serializer.setValue("v", forHTTPHeaderField: "X-Custom")
+        let request = try serializer.multipartFormRequest(method: "POST", urlString: "http://example.com")
+        XCTAssertEqual(request.value(forHTTPHeaderField: "X-Custom"), "v")
+        XCTAssertEqual(request.value(forHTTPHeaderField: "User-Agent"), serializer.value(forHTTPHeaderField: "User-Agent"))
+    }
+
     func testInvalidURLStringThrows() {
         XCTAssertThrowsError(try serializer.request(method: "GET", urlString: "not a url", parameters: nil)) {
             XCTAssertEqual($0 as? RequestSerializationError, .invalidURL("not a url"))
