@@ -27,6 +27,13 @@ static struct {
     int (*store_set_default_paths)(void *);
     int (*store_set_flags)(void *, unsigned long);
     int (*verify_cert)(void *);
+    int (*store_ctx_set_default)(void *, const char *);
+    void *(*store_ctx_get0_param)(void *);
+    void (*param_set_auth_level)(void *, int);
+    const void *(*tls_client_method)(void);
+    void *(*ssl_ctx_new)(const void *);
+    void (*ssl_ctx_free)(void *);
+    int (*ssl_ctx_get_security_level)(const void *);
     const char *(*verify_error_string)(long);
     void *(*d2i_x509)(void **, const unsigned char **, long);
     int (*i2d_x509)(void *, unsigned char **);
@@ -101,6 +108,9 @@ static void close_gate_at_exit(void) {
 static int certificate_request_index = -1;
 static void free_watcher(void *parent, void *watcher, void *ex_data, int index, long argl, void *argp);
 
+/// The security level chains are verified at (X509_VERIFY_PARAM_set_auth_level), set by `load`.
+static int authentication_level = 2;
+
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[256];
 static int loaded;
@@ -135,6 +145,13 @@ static void load(void) {
     BIND(crypto, store_set_default_paths, "X509_STORE_set_default_paths")
     BIND(crypto, store_set_flags, "X509_STORE_set_flags")
     BIND(crypto, verify_cert, "X509_verify_cert")
+    BIND(crypto, store_ctx_set_default, "X509_STORE_CTX_set_default")
+    BIND(crypto, store_ctx_get0_param, "X509_STORE_CTX_get0_param")
+    BIND(crypto, param_set_auth_level, "X509_VERIFY_PARAM_set_auth_level")
+    BIND(ssl, tls_client_method, "TLS_client_method")
+    BIND(ssl, ssl_ctx_new, "SSL_CTX_new")
+    BIND(ssl, ssl_ctx_free, "SSL_CTX_free")
+    BIND(ssl, ssl_ctx_get_security_level, "SSL_CTX_get_security_level")
     BIND(crypto, verify_error_string, "X509_verify_cert_error_string")
     BIND(crypto, d2i_x509, "d2i_X509")
     BIND(crypto, i2d_x509, "i2d_X509")
@@ -178,6 +195,15 @@ static void load(void) {
     if (!api.init_ssl(0, NULL)) {
         snprintf(load_error, sizeof load_error, "OPENSSL_init_ssl failed");
         return;
+    }
+    // The security level a TLS client of this system gets (openssl.cnf; Debian sets 2), which is
+    // what curl's handshake enforces on the server's chain; never below 2 (RSA keys of 2048 bits
+    // and more, no SHA-1 or MD5 signatures), whatever the system allows.
+    void *probe = api.ssl_ctx_new(api.tls_client_method());
+    if (probe) {
+        int level = api.ssl_ctx_get_security_level(probe);
+        if (level > authentication_level) authentication_level = level;
+        api.ssl_ctx_free(probe);
     }
     if (atexit(close_gate_at_exit) != 0) {
         snprintf(load_error, sizeof load_error, "atexit failed");
@@ -235,7 +261,7 @@ static void *decode(const unsigned char *der, int length) {
 
 int afn_verify_chain(const unsigned char *const *chain, const int *chain_lengths, int chain_count,
                      const unsigned char *const *anchors, const int *anchor_lengths, int anchor_count,
-                     afn_der_sink sink, void *context) {
+                     int partial_chain, afn_der_sink sink, void *context) {
     if (chain_count < 1 || !afn_gate_enter()) return -1;
     int status = -1;
     void *store = api.store_new();
@@ -256,11 +282,19 @@ int afn_verify_chain(const unsigned char *const *chain, const int *chain_lengths
             api.store_add_cert(store, anchor); // the store takes its own reference
             api.x509_free(anchor);
         }
-        api.store_set_flags(store, 0x80000); // X509_V_FLAG_PARTIAL_CHAIN: any anchor ends a chain
     } else {
         api.store_set_default_paths(store);
     }
+    // curl's defaults: trusted certificates first when building the path (so that an expired
+    // cross certificate the server sends does not hide a valid path) and, unless the policy
+    // refuses it, a chain may end at any trusted certificate (X509_V_FLAG_PARTIAL_CHAIN).
+    api.store_set_flags(store, 0x8000 | (partial_chain ? 0x80000 : 0)); // X509_V_FLAG_TRUSTED_FIRST
     if (api.store_ctx_init(store_ctx, store, leaf, untrusted) != 1) goto done;
+    // What libssl sets for a client verifying a server (ssl_verify_cert_chain): the TLS server
+    // purpose and trust, so that the leaf's key usage and extended key usage (and any CA's
+    // extended key usage) must allow a TLS server, and the security level for keys and digests.
+    if (api.store_ctx_set_default(store_ctx, "ssl_server") != 1) goto done;
+    api.param_set_auth_level(api.store_ctx_get0_param(store_ctx), authentication_level);
     if (api.verify_cert(store_ctx) == 1) {
         status = 0;
         if (sink) each_der(api.store_ctx_get0_chain(store_ctx), sink, context);

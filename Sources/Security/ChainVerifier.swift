@@ -1,8 +1,10 @@
 import OpenSSLBridge
 import Foundation
 
-/// Verifies certificate chains with the OpenSSL that FoundationNetworking loads: signatures,
-/// validity dates and CA constraints, up to a trust anchor. Hostnames are checked in Swift
+/// Verifies certificate chains as a TLS server's with the OpenSSL that FoundationNetworking
+/// loads, as libssl and curl do: signatures, validity dates, CA and name constraints, path
+/// lengths, critical extensions, the key usage and extended key usage a TLS server needs, and
+/// key and digest strength, up to a trust anchor. Hostnames are checked in Swift
 /// (`Certificate.matches(hostname:)`).
 enum ChainVerifier {
     /// Loads the libraries once; the reason they cannot be used, or `nil`.
@@ -13,15 +15,15 @@ enum ChainVerifier {
     }()
 
     /// The verified chain (leaf to anchor) of `chain`, against `anchors` or, when empty, the
-    /// system's trust store.
-    static func verify(_ chain: [Certificate], anchors: [Certificate]) -> Result<[Data], TrustFailure> {
+    /// system's trust store; with `partialChains`, any trusted certificate ends a chain.
+    static func verify(_ chain: [Certificate], anchors: [Certificate], partialChains: Bool) -> Result<[Data], TrustFailure> {
         if let reason = unavailableReason { return .failure(.verifierUnavailable(reason: reason)) }
         guard !chain.isEmpty else { return .failure(.noCertificates) }
         let sink = ChainSink()
         let status = withDERArrays(chain.map(\.derEncoded)) { chainPointers, chainLengths in
             withDERArrays(anchors.map(\.derEncoded)) { anchorPointers, anchorLengths in
                 afn_verify_chain(chainPointers, chainLengths, Int32(chain.count), anchorPointers, anchorLengths,
-                                 Int32(anchors.count), ChainSink.collect, Unmanaged.passUnretained(sink).toOpaque())
+                                 Int32(anchors.count), partialChains ? 1 : 0, ChainSink.collect, Unmanaged.passUnretained(sink).toOpaque())
             }
         }
         switch status {
@@ -35,6 +37,9 @@ enum ChainVerifier {
             // X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, _DEPTH_ZERO_SELF_SIGNED_CERT,
             // _SELF_SIGNED_CERT_IN_CHAIN, _UNABLE_TO_GET_ISSUER_CERT_LOCALLY
             case 2, 18, 19, 20: return .failure(.unknownRoot(reason: reason))
+            // X509_V_ERR_INVALID_PURPOSE: the key usage or extended key usage of a certificate
+            // of the chain does not allow a TLS server.
+            case 26: return .failure(.notForServerAuthentication(reason: reason))
             default: return .failure(.invalidChain(reason: reason))
             }
         }

@@ -4,13 +4,15 @@ import Glibc
 #endif
 
 extension Certificate {
-    /// Whether the certificate names `hostname`, per RFC 6125: case-insensitive, a trailing dot
-    /// ignored; an IP literal matches only an `iPAddress` name, never a wildcard or the common
-    /// name; a wildcard matches exactly one label and only as the whole left-most label of a
-    /// name with at least two more labels (`*.example.com`, not `*.com` or `f*.example.com`);
-    /// the common name is consulted only when there are no DNS names.
+    /// Whether the certificate names `hostname`, per RFC 6125 and as strictly as both OpenSSL's
+    /// `X509_check_host` and curl: case-insensitive; a trailing dot is compared as written (on
+    /// either side OpenSSL refuses it); an IP literal matches only an `iPAddress` name, never a
+    /// wildcard or the common name; a wildcard matches exactly one label and only as the whole
+    /// left-most label of a name with at least two more labels (`*.example.com`, not `*.com` or
+    /// `f*.example.com`); the common name is consulted only when there are no DNS or IP names
+    /// (curl's rule: OpenSSL alone would read it beside IP names).
     public func matches(hostname: String) -> Bool {
-        let host = Self.normalized(hostname)
+        let host = hostname.lowercased()
         if let address = Self.ipAddressBytes(host) {
             return subjectAlternativeNames.contains { $0 == .ip(address) }
         }
@@ -18,13 +20,9 @@ extension Certificate {
             if case .dns(let value) = name { return value }
             return nil
         }
-        let patterns = dnsNames.isEmpty ? subjectCommonName.map { [$0] } ?? [] : dnsNames
-        return patterns.contains { Self.matches(pattern: Self.normalized($0), host: host) }
-    }
-
-    private static func normalized(_ name: String) -> String {
-        let lowered = name.lowercased()
-        return lowered.hasSuffix(".") ? String(lowered.dropLast()) : lowered
+        let hasAddresses = subjectAlternativeNames.contains { if case .ip = $0 { return true } else { return false } }
+        let patterns = dnsNames.isEmpty && !hasAddresses ? subjectCommonName.map { [$0] } ?? [] : dnsNames
+        return patterns.contains { Self.matches(pattern: $0.lowercased(), host: host) }
     }
 
     private static func matches(pattern: String, host: String) -> Bool {

@@ -25,11 +25,16 @@ public struct SecurityPolicy: Sendable, Hashable {
     public var allowInvalidCertificates: Bool
     /// Whether the leaf certificate must name the host. Default `true`.
     public var validatesDomainName: Bool
+    /// Whether a chain may end at any trusted certificate, such as an intermediate CA or the
+    /// server's own certificate given as an anchor, rather than only at a self-signed root.
+    /// Default `true`, as curl (`CURLSSLOPT_NO_PARTIALCHAIN` turns it off). Beyond AFNetworking.
+    public var trustsPartialChains: Bool
 
     /// A policy in `pinningMode` with `pinnedCertificates`. AFNetworking: `policyWithPinningMode:withPinnedCertificates:`.
     public init(
         pinningMode: SSLPinningMode = .none, pinnedCertificates: [Certificate] = [], pinnedPublicKeyHashes: Set<String> = [],
-        anchorCertificates: [Certificate] = [], allowInvalidCertificates: Bool = false, validatesDomainName: Bool = true
+        anchorCertificates: [Certificate] = [], allowInvalidCertificates: Bool = false, validatesDomainName: Bool = true,
+        trustsPartialChains: Bool = true
     ) {
         self.pinningMode = pinningMode
         self.pinnedCertificates = pinnedCertificates
@@ -37,6 +42,7 @@ public struct SecurityPolicy: Sendable, Hashable {
         self.anchorCertificates = anchorCertificates
         self.allowInvalidCertificates = allowInvalidCertificates
         self.validatesDomainName = validatesDomainName
+        self.trustsPartialChains = trustsPartialChains
     }
 
     /// No pinning, the system's trust store, valid certificates naming the host: what
@@ -72,9 +78,10 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// Evaluates the server's chain for `domain` with AFNetworking's rules:
     /// 1. with a domain, invalid certificates allowed, domain validation on and nothing pinned:
     ///    rejected (a self-signed certificate's name proves nothing);
-    /// 2. the chain is valid when it verifies against the anchors (the pinned certificates in
-    ///    `.certificate` mode, else `anchorCertificates` or the system's) and, with domain
-    ///    validation, the leaf names the domain;
+    /// 2. the chain is valid when it verifies as a TLS server's (OpenSSL's verifier with the
+    ///    purpose, flags and security level curl's handshake uses) against the anchors (the
+    ///    pinned certificates in `.certificate` mode, else `anchorCertificates` or the
+    ///    system's) and, with domain validation, the leaf names the domain;
     /// 3. `.none`: trusted when valid or invalid certificates are allowed; otherwise an
     ///    invalid chain is rejected unless allowed, then
     ///    `.certificate`: some certificate of the chain is pinned;
@@ -87,7 +94,7 @@ public struct SecurityPolicy: Sendable, Hashable {
         let anchors = pinningMode == .certificate ? pinnedCertificates : anchorCertificates
         var verifiedChain = serverTrust.certificates.map(\.derEncoded)
         var invalidity: TrustFailure?
-        switch ChainVerifier.verify(serverTrust.certificates, anchors: anchors) {
+        switch ChainVerifier.verify(serverTrust.certificates, anchors: anchors, partialChains: trustsPartialChains) {
         case .success(let chain): verifiedChain = chain
         case .failure(let failure):
             if case .verifierUnavailable = failure { return .rejected(failure) }

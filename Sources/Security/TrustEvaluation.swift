@@ -39,6 +39,10 @@ public enum TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The chain leads to no trust anchor (a self-signed certificate, an unknown issuer);
     /// `reason` is OpenSSL's text.
     case unknownRoot(reason: String)
+    /// A certificate of the chain may not identify a TLS server: the leaf's key usage lacks
+    /// `digitalSignature`, `keyEncipherment` and `keyAgreement`, or its extended key usage (or
+    /// an issuer's) lacks `serverAuth` (a client or e-mail certificate); `reason` is OpenSSL's text.
+    case notForServerAuthentication(reason: String)
     /// The leaf certificate does not name `domain`.
     case domainMismatch(domain: String)
     /// No certificate of the verified chain is pinned.
@@ -55,6 +59,8 @@ public enum TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .domainValidationNeedsPinning: return "validating the domain of invalid certificates requires pinned certificates"
         case .invalidChain(let reason), .certificateDateInvalid(let reason), .unknownRoot(let reason):
             return "the certificate chain is not valid: \(reason)"
+        case .notForServerAuthentication(let reason):
+            return "the certificate's key usage or extended key usage does not allow a TLS server (\(reason))"
         case .domainMismatch(let domain): return "the certificate does not name \(domain)"
         case .noPinnedCertificate: return "no certificate of the chain is pinned"
         case .noPinnedPublicKey: return "no public key of the chain is pinned"

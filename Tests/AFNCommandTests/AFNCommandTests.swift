@@ -113,6 +113,15 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("rejected: no public key of the chain is pinned"), run.stderr)
     }
 
+    func testClientCertificateAsTheServersExitsWithTwoNamingTheKeyUsage() throws {
+        let server = try CertificateMatrixServer()
+        let row = try XCTUnwrap(CertificateMatrix.rows().first { $0.name == "eku-client-auth" })
+        let run = try afn("get", server.url(for: row).absoluteString, "--ca", CertificateMatrix.directory.appendingPathComponent("root.pem").path)
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.contains("key usage or extended key usage does not allow a TLS server"), run.stderr)
+        XCTAssertEqual(server.receivedBytes(row), [0])
+    }
+
     func testPrivateCAWithoutPinningFetchesOverTLS() throws {
         let server = try TLSServer.named("chained-localhost")
         let run = try afn("get", server.url("/get").absoluteString, "--ca", Self.fixtures.appendingPathComponent("root-ca.pem").path)

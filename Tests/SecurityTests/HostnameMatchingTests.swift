@@ -3,11 +3,10 @@ import TestSupport
 import XCTest
 
 final class HostnameMatchingTests: XCTestCase {
-    func testExactNameIsCaseInsensitiveAndIgnoresATrailingDot() throws {
+    func testExactNameIsCaseInsensitive() throws {
         let certificate = try Fixtures.certificate("localhost")
         XCTAssertTrue(certificate.matches(hostname: "localhost"))
         XCTAssertTrue(certificate.matches(hostname: "LocalHost"))
-        XCTAssertTrue(certificate.matches(hostname: "localhost."))
         XCTAssertFalse(certificate.matches(hostname: "localhost.example"))
         XCTAssertFalse(certificate.matches(hostname: "otherhost"))
     }
@@ -23,10 +22,21 @@ final class HostnameMatchingTests: XCTestCase {
     func testWildcardCoversExactlyOneLeftMostLabel() throws {
         let certificate = try Fixtures.certificate("wildcard")
         XCTAssertTrue(certificate.matches(hostname: "api.example.test"))
-        XCTAssertTrue(certificate.matches(hostname: "API.Example.Test."))
+        XCTAssertTrue(certificate.matches(hostname: "API.Example.Test"))
         XCTAssertFalse(certificate.matches(hostname: "example.test"), "the wildcard needs a label")
         XCTAssertFalse(certificate.matches(hostname: "a.b.example.test"), "one label only")
         XCTAssertFalse(certificate.matches(hostname: "api.example.other"))
+    }
+
+    func testTrailingDotIsComparedAsWrittenAsOpenSSLDoes() throws {
+        XCTAssertFalse(try Fixtures.certificate("localhost").matches(hostname: "localhost."))
+        XCTAssertFalse(try Fixtures.certificate("wildcard").matches(hostname: "api.example.test."))
+    }
+
+    func testCommonNameIsIgnoredBesideAnIPAddressName() throws {
+        let row = try XCTUnwrap(CertificateMatrix.rows().first { $0.name == "ip-san-for-dns-name" })
+        XCTAssertEqual(row.chain[0].subjectCommonName, "localhost")
+        XCTAssertFalse(row.chain[0].matches(hostname: "localhost"))
     }
 
     func testWildcardNeverMatchesAnIPLiteral() throws {

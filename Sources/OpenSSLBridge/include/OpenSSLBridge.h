@@ -29,13 +29,15 @@ void afn_store_ctx_presented_chain(void *store_ctx, afn_der_sink sink, void *con
 /// Marks a handshake verification as rejected by the application.
 void afn_store_ctx_reject(void *store_ctx);
 
-/// Verifies `chain` (DER, leaf first) with OpenSSL: against `anchors` (any anchor may be an
-/// intermediate or the leaf itself) or, when `anchor_count` is 0, the system's trust store.
-/// Hands the verified chain (leaf to anchor) to `sink`. Returns 0 when it verifies, the
-/// X509_V_ERR code otherwise, or -1 when a certificate cannot be decoded.
+/// Verifies `chain` (DER, leaf first) as a TLS server's with OpenSSL's verifier, as libssl and
+/// curl do: the "ssl_server" purpose and trust, trusted certificates first, security level 2 or
+/// the system's if higher; against `anchors` or, when `anchor_count` is 0, the system's trust
+/// store. With `partial_chain`, any trusted certificate (an intermediate, the leaf itself) ends
+/// a chain. Hands the verified chain (leaf to anchor) to `sink`. Returns 0 when it verifies,
+/// the X509_V_ERR code otherwise, or -1 when a certificate cannot be decoded.
 int afn_verify_chain(const unsigned char *const *chain, const int *chain_lengths, int chain_count,
                      const unsigned char *const *anchors, const int *anchor_lengths, int anchor_count,
-                     afn_der_sink sink, void *context);
+                     int partial_chain, afn_der_sink sink, void *context);
 /// OpenSSL's text for an X509_V_ERR code.
 const char *afn_verify_error_string(int code);
 
