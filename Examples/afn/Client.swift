@@ -109,14 +109,30 @@ struct Client {
         return try report(response)
     }
 
+    /// Downloads to `--output`; `-` is standard output, as with curl: the body goes to a private
+    /// scratch directory first (memory stays flat) and is copied out when it is complete.
     private func download() async throws -> Int32 {
-        let output = URL(fileURLWithPath: invocation.output!)
+        let toStandardOutput = invocation.output == "-"
+        let scratch = toStandardOutput ? try Self.privateScratchDirectory() : nil
+        defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
+        let output = scratch?.appendingPathComponent("body") ?? URL(fileURLWithPath: invocation.output!)
         let download = Download(manager: manager, output: output, resume: invocation.resume, verboseLog: verboseLog)
         let request = try manager.request(method: "GET", urlString: invocation.url!, parameters: nil, headers: headers)
         let response = try await download.run(request)
         let status = response.statusCode
-        FileHandle.standardError.write(Data("HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status)) -> \(output.path)\n".utf8))
+        if toStandardOutput, let body = FileHandle(forReadingAtPath: output.path) {
+            while let chunk = try body.read(upToCount: 1 << 20), !chunk.isEmpty { FileHandle.standardOutput.write(chunk) }
+        }
+        let target = toStandardOutput ? "standard output" : output.path
+        FileHandle.standardError.write(Data("HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status)) -> \(target)\n".utf8))
         return (200..<300).contains(status) ? 0 : 1
+    }
+
+    /// A new directory only this user can enter (`mkdtemp`, 0700).
+    private static func privateScratchDirectory() throws -> URL {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/afn-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        return URL(fileURLWithPath: String(cString: made), isDirectory: true)
     }
 
     /// Writes the body to stdout (JSON pretty-printed) and the status to stderr. A body typed as

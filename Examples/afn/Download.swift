@@ -2,8 +2,10 @@ import AFNetworking
 import Foundation
 
 /// A download to a file. Ctrl-C cancels it and keeps resume data beside the output
-/// (`<output>.afnresume`), and so does a failure after bytes arrived; `--resume` continues from
-/// that data, or else from the size of a partial file at the output (as `curl -C -` does).
+/// (`<output>.afnresume`, 0600, made anew and never through a link; it holds no credential),
+/// and so does a failure after bytes arrived; `--resume` continues from that data (for the same
+/// URL only: the request's headers are sent again), or else from the size of a regular partial
+/// file at the output (as `curl -C -` does).
 final class Download: @unchecked Sendable {
     // @unchecked: `task` is set once before the signal source is resumed and read only by it.
     private let manager: HTTPSessionManager
@@ -25,8 +27,8 @@ final class Download: @unchecked Sendable {
     /// The response of the finished download; throws its failure.
     func run(_ request: URLRequest) async throws -> HTTPURLResponse {
         manager.responseSerializer = HTTPResponseSerializer()
-        let resumeData = resume ? try? Data(contentsOf: resumeFile) : nil
-        if resume, resumeData == nil, let size = try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int64, size > 0 {
+        let resumeData = resume ? Self.readPrivateFile(resumeFile) : nil
+        if resume, resumeData == nil, let size = Self.sizeOfRegularFile(output), size > 0 {
             return try await continuePartialOutput(request, from: size)
         }
         let display = ProgressDisplay(verb: "downloaded")
@@ -45,13 +47,13 @@ final class Download: @unchecked Sendable {
                     }
                     return
                 }
-                try? FileManager.default.removeItem(at: resumeFile)
+                unlink(resumeFile.path)
                 continuation.resume(returning: response as! HTTPURLResponse)
             }
             do {
                 let progress = display.progressHandler
                 let task = try resumeData.map {
-                    try manager.downloadTask(withResumeData: $0, progress: progress, destination: { _, _ in output },
+                    try manager.downloadTask(withResumeData: $0, request: request, progress: progress, destination: { _, _ in output },
                                              options: [.replaceExistingFile, .createIntermediateDirectories], completionHandler: completion)
                 } ?? manager.downloadTask(with: request, progress: progress, destination: { _, _ in output },
                                           options: [.replaceExistingFile, .createIntermediateDirectories], completionHandler: completion)
@@ -68,7 +70,7 @@ final class Download: @unchecked Sendable {
     /// and the partial file it names is kept past this process.
     private func keepResumeData(of error: any Error) {
         guard let data = (error as? URLError)?.downloadTaskResumeData, (try? manager.keepPartialFile(ofResumeData: data)) != nil,
-              (try? data.write(to: resumeFile)) != nil else { return }
+              Self.writePrivateFile(resumeFile, data) else { return }
         FileHandle.standardError.write(Data("afn: the download failed; resume data kept in \(resumeFile.path): continue with --resume\n".utf8))
     }
 
@@ -133,13 +135,41 @@ final class Download: @unchecked Sendable {
         while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(contentsOf: chunk) }
     }
 
+    /// Writes `data` to a new file at `url` (0600), never through a link another user planted:
+    /// whatever is at `url` is unlinked first (a link itself, not its target) and the file is
+    /// made exclusively.
+    private static func writePrivateFile(_ url: URL, _ data: Data) -> Bool {
+        unlink(url.path)
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        return (try? handle.write(contentsOf: data)) != nil
+    }
+
+    /// The contents of `url` when it is a regular file of this user (not a link), or `nil`.
+    private static func readPrivateFile(_ url: URL) -> Data? {
+        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else { return nil }
+        return try? handle.readToEnd()
+    }
+
+    /// The size of the regular file at `url` (not following a link), or `nil`.
+    private static func sizeOfRegularFile(_ url: URL) -> Int64? {
+        var info = stat()
+        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
     private func watchForInterrupt() {
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler { [self] in
             guard let task else { exit(130) }
             manager.cancel(task) { [resumeFile] data in
-                if let data, (try? data.write(to: resumeFile)) != nil {
+                if let data, Self.writePrivateFile(resumeFile, data) {
                     FileHandle.standardError.write(Data("\nafn: interrupted; continue with --resume\n".utf8))
                 }
                 exit(130)

@@ -47,7 +47,8 @@ struct Invocation {
                afn post|put|patch URL [--json JSON | --form k=v...]
                afn upload URL --file PATH [--name FIELD] [--field k=v]...
                afn download URL --output PATH [--resume] (with resume data from an interruption or a failure,
-                   else from the size of a partial file at PATH, as curl -C - does)
+                   else from the size of a partial file at PATH, as curl -C - does; PATH - is standard
+                   output; a device or FIFO at PATH is written into, a symbolic link refused)
                afn reachability [--host H] [--watch]
         options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --max-filesize BYTES
                  --verbose (each attempt's request, each retry, the timing of each phase)
@@ -152,6 +153,7 @@ struct Invocation {
         if json != nil && !form.isEmpty { throw UsageError(description: "--json and --form exclude each other") }
         if command == .upload && file == nil { throw UsageError(description: "upload needs --file") }
         if command == .download && output == nil { throw UsageError(description: "download needs --output") }
+        if command == .download && output == "-" && resume { throw UsageError(description: "--resume needs a file as --output, not -") }
         if let pinMode, pinMode != .none, pins.isEmpty { throw UsageError(description: "--pin-mode \(pinMode) needs --pin FILE") }
         if certificate == nil, key != nil || passphrase != nil { throw UsageError(description: "--key and --pass need --cert FILE") }
         if certificateType == "p12", key != nil { throw UsageError(description: "--key does not go with --cert-type p12 (the file holds the key)") }

@@ -38,10 +38,11 @@ final class ProgressDisplay: @unchecked Sendable {
         let seconds = max(Date().timeIntervalSince(start), 0.001)
         let rate = Double(progress.completedBytes) / seconds
         var text = "\(verb) \(Self.size(progress.completedBytes))"
+        // `fractionCompleted` is clamped to 0...1, so the bar's counts are never negative.
         if let fraction = progress.fractionCompleted {
             let width = 24
-            let filled = Int(fraction * Double(width))
-            let eta = rate > 0 ? Double(progress.totalBytes - progress.completedBytes) / rate : 0
+            let filled = min(max(Int(fraction * Double(width)), 0), width)
+            let eta = rate > 0 ? Double(max(progress.totalBytes - progress.completedBytes, 0)) / rate : 0
             text += " of \(Self.size(progress.totalBytes)) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))]"
             text += String(format: " %3.0f%% ETA %.0fs", fraction * 100, eta)
         }

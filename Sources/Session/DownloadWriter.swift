@@ -1,5 +1,8 @@
 import AFLocking
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -8,25 +11,33 @@ import FoundationNetworking
 /// unless it was moved or kept for resuming (URLSession on Linux leaves its own download files
 /// behind, also after a cancel), and so that a download can continue from a partial file.
 final class DownloadWriter: Sendable {
-    /// Where the library keeps files of downloads in progress.
-    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("AFNetworking-downloads", isDirectory: true)
-
     private struct State {
         var handle: FileHandle?
         var bytesInFile: Int64
     }
 
+    /// The file in the private staging directory (`DownloadStaging`).
     let fileURL: URL
     /// Bytes already in the file when the task started (a resumed download).
     let resumeOffset: Int64
+    private let staging: DownloadStaging
     private let state: Locked<State>
 
-    /// A writer for a new download, or for continuing the partial file `fileURL` that holds
-    /// `resumeOffset` bytes.
-    init(resumingFile fileURL: URL? = nil, resumeOffset: Int64 = 0) {
-        self.fileURL = fileURL ?? Self.directory.appendingPathComponent(UUID().uuidString + ".download")
+    /// A writer for a new download: its file is made (exclusively, 0600) when the response arrives.
+    init(staging: DownloadStaging = DownloadStaging()) {
+        self.staging = staging
+        fileURL = staging.directory.appendingPathComponent(UUID().uuidString + ".download")
+        resumeOffset = 0
+        state = Locked(State(bytesInFile: 0))
+    }
+
+    /// A writer continuing the partial file `fileURL`, already checked and opened as `handle`,
+    /// that holds `resumeOffset` bytes.
+    init(resuming fileURL: URL, handle: FileHandle, resumeOffset: Int64, staging: DownloadStaging = DownloadStaging()) {
+        self.staging = staging
+        self.fileURL = fileURL
         self.resumeOffset = resumeOffset
-        state = Locked(State(bytesInFile: resumeOffset))
+        state = Locked(State(handle: handle, bytesInFile: resumeOffset))
     }
 
     /// Bytes in the file so far, counting a resumed download's partial bytes.
@@ -34,19 +45,16 @@ final class DownloadWriter: Sendable {
 
     /// Prepares the file for the body of `response`: appends after the partial bytes when the
     /// server sent exactly the remaining range (206 starting at `resumeOffset`), otherwise
-    /// starts the file over (a server that ignores ranges, or a resource that changed).
+    /// starts the file over (a server that ignores ranges, or a resource that changed). A new
+    /// download's file is made on the first response, never over an existing one.
     func begin(response: HTTPURLResponse) throws {
         let continuing = resumeOffset > 0 && response.statusCode == 206 && Self.rangeStart(of: response) == resumeOffset
         try state.withLock { state in
-            try? state.handle?.close()
-            state.handle = nil
-            try FileManager.default.createDirectory(at: Self.directory, withIntermediateDirectories: true)
-            if !FileManager.default.fileExists(atPath: fileURL.path) {
-                guard FileManager.default.createFile(atPath: fileURL.path, contents: nil) else {
-                    throw SessionError.downloadFileFailed(reason: "cannot create \(fileURL.path)", destination: nil)
-                }
-            }
-            let handle = try FileHandle(forWritingTo: fileURL)
+            let handle = try state.handle ?? {
+                try staging.prepare()
+                return try DownloadStaging.createPrivateFile(at: fileURL)
+            }()
+            state.handle = handle
             if continuing {
                 try handle.seek(toOffset: UInt64(resumeOffset))
                 state.bytesInFile = resumeOffset
@@ -54,7 +62,6 @@ final class DownloadWriter: Sendable {
                 try handle.truncate(atOffset: 0)
                 state.bytesInFile = 0
             }
-            state.handle = handle
         }
     }
 

@@ -7,7 +7,10 @@ import FoundationNetworking
 /// What a cancelled download leaves for resuming, encoded as the opaque `Data` handed to the
 /// caller. URLSession on Linux produces no resume data at all, so the manager makes its own:
 /// the partial file, its length, and the validator (`ETag` or `Last-Modified`) that lets the
-/// server confirm with `If-Range` that the resource did not change.
+/// server confirm with `If-Range` that the resource did not change. It holds no credential:
+/// headers the redaction list calls sensitive are left out (and taken from the new request
+/// when one is given on resuming). Nothing in it is trusted on use: the partial file must be a
+/// regular file of this user in the private staging directory (`DownloadStaging`).
 struct ResumeData: Codable, Equatable {
     static let currentVersion = 1
 
@@ -27,7 +30,8 @@ struct ResumeData: Codable, Equatable {
         guard let url = request.url, bytesReceived > 0, strongTag != nil || lastModified != nil else { return nil }
         self.url = url
         method = request.httpMethod ?? "GET"
-        headers = request.allHTTPHeaderFields ?? [:]
+        let sensitive = Redaction().headers
+        headers = (request.allHTTPHeaderFields ?? [:]).filter { !sensitive.contains($0.key.lowercased()) }
         partialFilePath = partialFile.path
         self.bytesReceived = bytesReceived
         self.entityTag = strongTag
@@ -47,20 +51,37 @@ struct ResumeData: Codable, Equatable {
         guard decoded.version == Self.currentVersion else {
             throw SessionError.invalidResumeData(reason: "version \(decoded.version) is not supported")
         }
-        guard FileSize.ofRegularFile(atPath: decoded.partialFilePath).map(Int64.init) == decoded.bytesReceived else {
-            throw SessionError.invalidResumeData(reason: "the partial file is missing or changed")
+        guard decoded.bytesReceived > 0, ["http", "https"].contains(decoded.url.scheme?.lowercased() ?? "") else {
+            throw SessionError.invalidResumeData(reason: "not produced by this library")
         }
         self = decoded
     }
 
     var encoded: Data { (try? JSONEncoder().encode(self)) ?? Data() }
 
-    /// The original request asking for the rest: `Range` from the received length, and
+    /// The request asking for the rest: `request` (which must be for the same URL) or else the
+    /// original one without its sensitive headers, with `Range` from the received length and
     /// `If-Range` so that a changed resource comes back whole (200) instead of spliced.
-    var continuationRequest: URLRequest {
+    /// Throws `SessionError.invalidResumeData` when `request` is for another URL.
+    func continuationRequest(replacing request: URLRequest?) throws -> URLRequest {
+        guard let request else { return continuation(of: original) }
+        guard request.url?.absoluteString == url.absoluteString else {
+            let redaction = Redaction()
+            throw SessionError.invalidResumeData(
+                reason: "it is for \(redaction.url(url)), not \(request.url.map(redaction.url) ?? "no URL")")
+        }
+        return continuation(of: request)
+    }
+
+    private var original: URLRequest {
         var request = URLRequest(url: url)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    private func continuation(of request: URLRequest) -> URLRequest {
+        var request = request
         request.setValue("bytes=\(bytesReceived)-", forHTTPHeaderField: "Range")
         request.setValue(entityTag ?? lastModified, forHTTPHeaderField: "If-Range")
         return request

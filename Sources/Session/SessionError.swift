@@ -23,8 +23,14 @@ public enum SessionError: Error, Sendable {
     /// A download could not be written, or not moved to its destination. Code -3000 (cannot
     /// create file) or -3002 (cannot move file).
     case downloadFileFailed(reason: String, destination: URL?)
-    /// Resume data that this library did not produce, or whose partial file is gone. Code -3003.
+    /// Resume data that this library did not produce, that is for another URL, or whose
+    /// partial file is gone, changed, or not a file of this user in the private download
+    /// directory. Code -3003.
     case invalidResumeData(reason: String)
+    /// The directory downloads are staged in (`$TMPDIR/AFNetworking-downloads-<uid>`) is not
+    /// private: a link, not a directory, another user's, or open to others. Nothing is written
+    /// there. Code -3000 (cannot create file).
+    case unsafeDownloadDirectory(path: String, reason: String)
     /// A pinning `SecurityPolicy` was given to an `HTTPSessionManager` whose `baseURL` is not
     /// `https` (or is `nil`): nothing could be pinned. Code -1022.
     case pinningRequiresHTTPS(baseURL: URL?)
@@ -51,6 +57,7 @@ extension SessionError: CustomNSError, LocalizedError {
         case .downloadFileFailed(_, let destination):
             return destination == nil ? URLError.cannotCreateFile.rawValue : URLError.cannotMoveFile.rawValue
         case .invalidResumeData: return URLError.cannotOpenFile.rawValue
+        case .unsafeDownloadDirectory: return URLError.cannotCreateFile.rawValue
         case .pinningRequiresHTTPS: return -1022 // NSURLErrorAppTransportSecurityRequiresSecureConnection, absent from corelibs
         case .securityPolicyUnavailable: return URLError.secureConnectionFailed.rawValue
         case .responseLimitExceeded: return URLError.Code.dataLengthExceedsMaximum.rawValue
@@ -69,6 +76,7 @@ extension SessionError: CustomNSError, LocalizedError {
         case .downloadFileFailed(let reason, let destination):
             return "The download could not be \(destination == nil ? "written" : "moved to \(destination!.path)"): \(reason)"
         case .invalidResumeData(let reason): return "Invalid resume data: \(reason)"
+        case .unsafeDownloadDirectory(let path, let reason): return "The download directory \(path) is not private: \(reason)"
         case .pinningRequiresHTTPS(let baseURL):
             return "A pinning security policy needs an https base URL, not \(baseURL?.absoluteString ?? "none")."
         case .securityPolicyUnavailable(let reason): return "The security policy cannot be enforced: \(reason)"

@@ -176,10 +176,15 @@ final class TaskDelegate: @unchecked Sendable {
         }
         if failed { task.cancel() }
         if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
-        let expected = response.expectedContentLength
+        // With a content coding the declared length counts encoded bytes while the body is
+        // counted decoded: the total is unknown rather than a fraction past 1.
+        let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        let expected = coding == nil || coding == "" || coding == "identity" ? response.expectedContentLength : -1
         state.withLock { state in
             let offset = state.writer?.bytesInFile ?? 0
-            state.download.set(completed: offset, total: expected >= 0 ? expected + offset : -1)
+            // The declared length is the server's: a sum past Int64.max is an unknown total.
+            let (total, overflow) = expected.addingReportingOverflow(offset)
+            state.download.set(completed: offset, total: expected >= 0 && !overflow ? total : -1)
         }
     }
 

@@ -23,9 +23,9 @@ public struct TransferProgress: Sendable, Equatable {
     /// Bytes expected, or -1 when unknown.
     public let totalBytes: Int64
 
-    /// `completedBytes / totalBytes`, or `nil` when the total is unknown.
+    /// `completedBytes / totalBytes` between 0 and 1, or `nil` when the total is unknown.
     public var fractionCompleted: Double? {
-        totalBytes > 0 ? Double(completedBytes) / Double(totalBytes) : nil
+        totalBytes > 0 ? min(max(Double(completedBytes) / Double(totalBytes), 0), 1) : nil
     }
 
     /// A snapshot of `completedBytes` out of `totalBytes` (-1 when unknown).

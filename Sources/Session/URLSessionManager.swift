@@ -387,15 +387,24 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// Continues a download from resume data produced by `cancel(_:producingResumeData:)`: asks
     /// for the rest with `Range` and `If-Range`; when the server sends the whole resource
     /// instead (it ignores ranges, or the resource changed), downloads it from the start.
-    /// Throws `SessionError.invalidResumeData`. AFNetworking: `downloadTaskWithResumeData:progress:destination:completionHandler:`.
+    /// Resume data holds no credential: pass the new `request` for the same URL to send its
+    /// headers (an `Authorization` among them); without it the original request's other headers
+    /// are sent. Nothing in the data is trusted: its partial file must be a regular file of this
+    /// user in the private download directory, with the recorded size. Throws
+    /// `SessionError.invalidResumeData` (also when `request` is for another URL), never touching
+    /// a file it names otherwise. AFNetworking: `downloadTaskWithResumeData:progress:destination:completionHandler:`.
     public func downloadTask(
-        withResumeData resumeData: Data, credential: URLCredential? = nil, progress: ProgressHandler? = nil,
+        withResumeData resumeData: Data, request: URLRequest? = nil, credential: URLCredential? = nil, progress: ProgressHandler? = nil,
         destination: DownloadDestination? = nil, options: DownloadOptions = [], completionHandler: CompletionHandler? = nil
     ) throws -> URLSessionTask {
         let resume = try ResumeData(decoding: resumeData)
+        let continuation = try resume.continuationRequest(replacing: request)
+        let staging = DownloadStaging()
+        let handle = try staging.openPartialFile(atPath: resume.partialFilePath, size: resume.bytesReceived)
         stopRemoving(resume)
-        let writer = DownloadWriter(resumingFile: URL(fileURLWithPath: resume.partialFilePath), resumeOffset: resume.bytesReceived)
-        return try makeDownloadTask(request: resume.continuationRequest, writer: writer, credential: credential, progress: progress,
+        let writer = DownloadWriter(resuming: URL(fileURLWithPath: resume.partialFilePath), handle: handle,
+                                    resumeOffset: resume.bytesReceived, staging: staging)
+        return try makeDownloadTask(request: continuation, writer: writer, credential: credential, progress: progress,
                                     destination: destination, options: options, completion: Self.taskCompletion(completionHandler))
     }
 
@@ -450,7 +459,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// that another manager, or a later process, can resume from it; removing it becomes the
     /// caller's task. Throws `SessionError.invalidResumeData`. Beyond AFNetworking.
     public func keepPartialFile(ofResumeData resumeData: Data) throws {
-        stopRemoving(try ResumeData(decoding: resumeData))
+        let resume = try ResumeData(decoding: resumeData)
+        guard DownloadStaging().isInside(resume.partialFilePath) else {
+            throw SessionError.invalidResumeData(reason: "its partial file is not in the private download directory")
+        }
+        stopRemoving(resume)
     }
 
     /// The partial file of `resume` is no longer the manager's to remove.

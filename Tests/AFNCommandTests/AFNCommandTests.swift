@@ -389,4 +389,67 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertEqual(try afn("get", "http://127.0.0.1/", "--retry", "x").status, 2)
         XCTAssertEqual(try afn("get", "http://127.0.0.1/", "--retry-max-time", "3").status, 2)
     }
+
+    func testDownloadToADeviceWritesIntoItAndLeavesTheDevice() throws {
+        // A private /dev/null made in the scratch directory (CI runs as root), never the system's.
+        guard geteuid() == 0 else { throw XCTSkip("mknod needs root") }
+        let device = directory.url.appendingPathComponent("null")
+        XCTAssertEqual(mknod(device.path, S_IFCHR | 0o666, dev_t((1 << 8) | 3)), 0)
+        let run = try afn("download", try HTTPBin.url("/bytes/2048").absoluteString, "--output", device.path)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        var info = stat()
+        XCTAssertEqual(lstat(device.path, &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "the device was replaced")
+    }
+
+    func testDownloadToDashWritesTheBodyToStandardOutput() throws {
+        let run = try afn("download", try FaultServer.url("/bytes/5000").absoluteString, "--output", "-")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout, Data((0..<5000).map { UInt8($0 % 256) }))
+        XCTAssertTrue(run.stderr.contains("-> standard output"), run.stderr)
+    }
+
+    func testDownloadOntoASymbolicLinkIsRefusedAndTheTargetKept() throws {
+        let target = try directory.file("target", contents: Data("keep".utf8))
+        let link = directory.url.appendingPathComponent("link")
+        XCTAssertEqual(symlink(target.path, link.path), 0)
+        let run = try afn("download", try HTTPBin.url("/bytes/64").absoluteString, "--output", link.path)
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("symbolic link"), run.stderr)
+        XCTAssertEqual(try Data(contentsOf: target), Data("keep".utf8))
+    }
+
+    func testResumeDataIsPrivateHoldsNoCredentialAndIsNeverWrittenThroughALink() throws {
+        let url = try FaultServer.url("/cut/100000?id=\(FaultServer.uniqueID())").absoluteString
+        let output = directory.url.appendingPathComponent("cut.bin")
+        let victim = try directory.file("victim", contents: Data("keep".utf8))
+        XCTAssertEqual(symlink(victim.path, output.path + ".afnresume"), 0)
+        let failed = try afn("download", url, "--output", output.path, "--header", "Authorization: Bearer s3cret")
+        XCTAssertEqual(failed.status, 2, failed.stderr)
+        XCTAssertEqual(try Data(contentsOf: victim), Data("keep".utf8))
+        var info = stat()
+        XCTAssertEqual(lstat(output.path + ".afnresume", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG)
+        XCTAssertEqual(info.st_mode & 0o777, 0o600)
+        let saved = try String(contentsOfFile: output.path + ".afnresume", encoding: .utf8)
+        XCTAssertFalse(saved.contains("s3cret"), saved)
+    }
+
+    func testResumeDataForAnotherURLIsRefused() throws {
+        let id = FaultServer.uniqueID()
+        let output = directory.url.appendingPathComponent("cut.bin")
+        XCTAssertEqual(try afn("download", try FaultServer.url("/cut/100000?id=\(id)").absoluteString, "--output", output.path).status, 2)
+        let other = try FaultServer.url("/bytes/5000").absoluteString
+        let run = try afn("download", other, "--output", output.path, "--resume")
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("Invalid resume data: it is for"), run.stderr)
+        XCTAssertEqual(try FaultServer.log(id).count, 1, "the resume data's URL was requested")
+    }
+
+    func testProgressOfAContentCodedDownloadNeverTraps() throws {
+        let output = directory.url.appendingPathComponent("coded.json")
+        let run = try afn("download", try HTTPBin.url("/gzip").absoluteString, "--output", output.path)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any])?["gzipped"] as? Bool, true)
+    }
 }

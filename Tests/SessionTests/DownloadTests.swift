@@ -1,6 +1,6 @@
 import AFLocking
 import AFSerialization
-import AFSession
+@testable import AFSession
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -22,7 +22,7 @@ final class DownloadTests: XCTestCase {
     override func tearDown() { directory.remove() }
 
     static func filesInProgress() -> Set<String> {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("AFNetworking-downloads")
+        let directory = DownloadStaging().directory
         return Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
     }
 
@@ -112,5 +112,26 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual((result.error as? URLError)?.code, .timedOut)
         XCTAssertEqual(manager.downloadTasks.count, 0)
         assertNoFileLeftBehind()
+    }
+
+    func testProgressTotalIsUnknownForAContentCodedBody() throws {
+        // httpbin's /gzip declares the encoded length; the body is counted decoded.
+        let manager = makeManager()
+        let progress = ProgressLog()
+        let destination = directory.url.appendingPathComponent("coded.json")
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/gzip")), progress: progress.handler,
+                                                    destination: { _, _ in destination }, completionHandler: handler))
+        }
+        XCTAssertNil(result.error)
+        let last = try XCTUnwrap(progress.last)
+        XCTAssertEqual(last.totalUnitCount, -1)
+        XCTAssertEqual(last.completedUnitCount, Int64(try Data(contentsOf: destination).count))
+    }
+
+    func testFractionCompletedNeverPassesOne() {
+        XCTAssertEqual(TransferProgress(completedBytes: 300, totalBytes: 100).fractionCompleted, 1)
+        XCTAssertEqual(TransferProgress(completedBytes: -5, totalBytes: 100).fractionCompleted, 0)
+        XCTAssertNil(TransferProgress(completedBytes: 5, totalBytes: -1).fractionCompleted)
     }
 }

@@ -16,6 +16,18 @@ final class ResumeDataTests: XCTestCase {
     override func setUpWithError() throws { directory = try TemporaryDirectory() }
     override func tearDown() { directory.remove() }
 
+    /// A partial file in the private staging directory, as a cancelled download leaves one.
+    private func stagedPartialFile(_ contents: Data) throws -> URL {
+        let staging = DownloadStaging()
+        try staging.prepare()
+        let url = staging.directory.appendingPathComponent("\(UUID().uuidString).download")
+        let handle = try DownloadStaging.createPrivateFile(at: url)
+        try handle.write(contentsOf: contents)
+        try handle.close()
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
     private func straightDownload(_ path: String, manager: URLSessionManager) throws -> Data {
         let destination = directory.url.appendingPathComponent("straight-\(UUID().uuidString)")
         let result = try complete { handler in
@@ -82,9 +94,11 @@ final class ResumeDataTests: XCTestCase {
     }
 
     /// Downloads the fault server's resource that is cut after 40%; returns the failure.
-    private func failedCutDownload(_ id: Int, manager: URLSessionManager) throws -> URLError {
+    private func failedCutDownload(_ id: Int, manager: URLSessionManager, headers: [String: String] = [:]) throws -> URLError {
+        var request = URLRequest(url: try FaultServer.url("/cut/100000?id=\(id)"))
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let result = try complete { handler in
-            manager.resume(try manager.downloadTask(with: URLRequest(url: try FaultServer.url("/cut/100000?id=\(id)")),
+            manager.resume(try manager.downloadTask(with: request,
                                                     destination: { _, _ in XCTFail("not finished"); return URL(fileURLWithPath: "/") },
                                                     completionHandler: handler))
         }
@@ -152,7 +166,7 @@ final class ResumeDataTests: XCTestCase {
         let manager = makeManager()
         let path = "/bytes/5000?seed=7"
         let expected = try straightDownload(path, manager: manager)
-        let partial = try directory.file("partial.download", contents: Data(repeating: 0xEE, count: 1200))
+        let partial = try stagedPartialFile(Data(repeating: 0xEE, count: 1200))
         var request = URLRequest(url: try HTTPBin.url(path))
         request.httpMethod = "GET"
         let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"v1\""])
@@ -169,7 +183,7 @@ final class ResumeDataTests: XCTestCase {
         let partial = try directory.file("p", contents: Data(count: 10))
         let request = URLRequest(url: URL(string: "http://example.com/file")!)
         let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"abc\"", "Last-Modified": "Tue, 01 Jan 2030 00:00:00 GMT"])
-        let continuation = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10)).continuationRequest
+        let continuation = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10)).continuationRequest(replacing: nil)
         XCTAssertEqual(continuation.value(forHTTPHeaderField: "Range"), "bytes=10-")
         XCTAssertEqual(continuation.value(forHTTPHeaderField: "If-Range"), "\"abc\"")
     }
@@ -178,7 +192,7 @@ final class ResumeDataTests: XCTestCase {
         let partial = try directory.file("p", contents: Data(count: 10))
         let request = URLRequest(url: URL(string: "http://example.com/file")!)
         let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "W/\"abc\"", "Last-Modified": "Tue, 01 Jan 2030 00:00:00 GMT"])
-        let continuation = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10)).continuationRequest
+        let continuation = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10)).continuationRequest(replacing: nil)
         XCTAssertEqual(continuation.value(forHTTPHeaderField: "If-Range"), "Tue, 01 Jan 2030 00:00:00 GMT")
     }
 
@@ -198,7 +212,7 @@ final class ResumeDataTests: XCTestCase {
     }
 
     func testResumeDataWhosePartialFileIsGoneIsRejected() throws {
-        let partial = try directory.file("gone", contents: Data(count: 10))
+        let partial = try stagedPartialFile(Data(count: 10))
         let request = URLRequest(url: URL(string: "http://example.com/file")!)
         let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"abc\""])
         let resume = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10))
@@ -206,5 +220,75 @@ final class ResumeDataTests: XCTestCase {
         XCTAssertThrowsError(try makeManager().downloadTask(withResumeData: resume.encoded)) { error in
             guard case .invalidResumeData? = error as? SessionError else { return XCTFail("got \(error)") }
         }
+    }
+
+    func testResumeDataLeavesOutCredentialHeaders() throws {
+        let partial = try stagedPartialFile(Data(count: 10))
+        var request = URLRequest(url: URL(string: "http://example.com/file")!)
+        let secrets = ["Authorization": "Bearer s3cret-token", "Proxy-Authorization": "Basic cHJveHk6cHc=", "Cookie": "session=s3cret-cookie",
+                       "X-Api-Key": "s3cret-key", "Private-Token": "s3cret-private", "X-Goog-Api-Key": "s3cret-goog"]
+        for (name, value) in secrets { request.setValue(value, forHTTPHeaderField: name) }
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Accept")
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"abc\""])
+        let resume = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10))
+        XCTAssertEqual(resume.headers, ["Accept": "application/octet-stream"])
+        let encoded = String(decoding: resume.encoded, as: UTF8.self)
+        for secret in secrets.values { XCTAssertFalse(encoded.contains(secret), encoded) }
+    }
+
+    func testResumingWithTheNewRequestSendsItsCredentialAgain() throws {
+        let id = FaultServer.uniqueID()
+        let manager = makeManager()
+        let failure = try failedCutDownload(id, manager: manager, headers: ["Authorization": "Bearer first"])
+        let resumeData = try XCTUnwrap(failure.downloadTaskResumeData)
+        XCTAssertFalse(String(decoding: resumeData, as: UTF8.self).contains("Bearer"))
+        var request = URLRequest(url: try FaultServer.url("/cut/100000?id=\(id)"))
+        request.setValue("Bearer again", forHTTPHeaderField: "Authorization")
+        let destination = directory.url.appendingPathComponent("cut.bin")
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(withResumeData: resumeData, request: request, destination: { _, _ in destination },
+                                                    completionHandler: handler))
+        }
+        XCTAssertNil(result.error)
+        XCTAssertEqual(try FaultServer.log(id).map(\.authorization), ["Bearer first", "Bearer again"])
+        XCTAssertEqual(try FaultServer.log(id).map(\.range), [nil, "bytes=40000-"])
+    }
+
+    func testResumeDataForAnotherURLIsRefusedAndItsFileKept() throws {
+        let partial = try stagedPartialFile(Data(count: 10))
+        let request = URLRequest(url: URL(string: "http://example.com/file")!)
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"abc\""])
+        let resume = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10))
+        XCTAssertThrowsError(try makeManager().downloadTask(withResumeData: resume.encoded, request: URLRequest(url: URL(string: "http://example.com/other")!))) { error in
+            guard case .invalidResumeData(let reason)? = error as? SessionError else { return XCTFail("got \(error)") }
+            XCTAssertTrue(reason.contains("http://example.com/other"), reason)
+        }
+        XCTAssertEqual(try Data(contentsOf: partial), Data(count: 10))
+    }
+
+    func testHostileResumeDataNamingAnotherFileIsRefusedAndTheFileLeftAlone() throws {
+        let victim = try directory.file("victim", contents: Data(count: 10))
+        let request = URLRequest(url: URL(string: "http://example.com/file")!)
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"abc\""])
+        let resume = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: victim, bytesReceived: 10))
+        let manager = makeManager()
+        XCTAssertThrowsError(try manager.downloadTask(withResumeData: resume.encoded)) { error in
+            guard case .invalidResumeData? = error as? SessionError else { return XCTFail("got \(error)") }
+        }
+        XCTAssertThrowsError(try manager.keepPartialFile(ofResumeData: resume.encoded))
+        manager.invalidateSession(cancelingTasks: true)
+        XCTAssertEqual(try Data(contentsOf: victim), Data(count: 10))
+    }
+
+    func testPartialFilesAreMode0600InTheirPrivateDirectory() throws {
+        let manager = makeManager()
+        let failure = try failedCutDownload(FaultServer.uniqueID(), manager: manager)
+        let partial = try ResumeData(decoding: try XCTUnwrap(failure.downloadTaskResumeData)).partialFilePath
+        var info = stat()
+        XCTAssertEqual(lstat(partial, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o7777, 0o600)
+        XCTAssertEqual(lstat(URL(fileURLWithPath: partial).deletingLastPathComponent().path, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o7777, 0o700)
+        XCTAssertEqual(info.st_uid, geteuid())
     }
 }

@@ -11,7 +11,8 @@ public struct Redaction: Sendable, Equatable {
     private static let encodedPlaceholder = "%3Credacted%3E"
 
     /// Headers whose values are hidden, compared case-insensitively. Default: `Authorization`,
-    /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, `Api-Key`, `X-Auth-Token`.
+    /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, `Api-Key`, `X-Auth-Token`,
+    /// `Private-Token`, `X-Amz-Security-Token`, `X-Csrf-Token`, `X-Goog-Api-Key`.
     public var headers: Set<String>
     /// Query parameters whose values are hidden: a name containing any of these,
     /// case-insensitively. Default: `token`, `key`, `secret`, `password`, `signature`, `auth`,
@@ -20,7 +21,8 @@ public struct Redaction: Sendable, Equatable {
 
     /// The default redaction, with `additionalHeaders` hidden as well.
     public init(additionalHeaders: Set<String> = []) {
-        headers = Set(["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Api-Key", "X-Auth-Token"]
+        headers = Set(["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Api-Key", "X-Auth-Token",
+                       "Private-Token", "X-Amz-Security-Token", "X-Csrf-Token", "X-Goog-Api-Key"]
             .map { $0.lowercased() }).union(additionalHeaders.map { $0.lowercased() })
         queryNameFragments = ["token", "key", "secret", "password", "signature", "auth", "credential", "session"]
     }
