@@ -42,10 +42,17 @@ GET /cut/<n>?id=<id> a resource of n bytes with an ETag and Accept-Ranges: witho
                      rest (unless ?ranges=0: then always the cut whole).
 GET /log/<id>        the requests made to <id> as JSON: method, path, and the Range,
                      Authorization and Idempotency-Key headers, with the time in seconds.
+GET /raw/0?r=BYTES[&delay=ms][&pad=n]  after ms, the bytes BYTES (URL-safe base64) as they are,
+                     with "{pad}" replaced by n letters a, then a close: any status line, header
+                     or framing a test needs.
+GET /once-per-connection/0  200 with the body "ok" on a kept-alive connection; any later request
+                     on the same connection is read and answered by a close (a keep-alive race
+                     lost every time). Any method.
 GET /blackhole-port/0  the port of a listening socket whose accept queue is full: a connection
                      to it is never established (its SYNs are dropped).
 Listens on 127.0.0.1 at the port given (0 for a free one) and prints "listening on <port>".
 """
+import base64
 import email.utils
 import json
 import socket
@@ -175,6 +182,21 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         path, _, query = self.path.partition("?")
+        if path == "/raw/0":
+            fields = urllib.parse.parse_qs(query)
+            time.sleep(int(fields.get("delay", ["0"])[0]) / 1000)
+            raw = base64.urlsafe_b64decode(fields.get("r", [""])[0])
+            self.wfile.write(raw.replace(b"{pad}", b"a" * int(fields.get("pad", ["0"])[0])))
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if path == "/once-per-connection/0":
+            if getattr(self, "served_once", False):
+                self.close_connection = True
+                return
+            self.served_once = True
+            self._text(b"ok")
+            return
         parts = path.strip("/").split("/")
         if len(parts) == 2 and parts[0] in SCRIPTED and parts[1].isdigit():
             try:

@@ -91,11 +91,14 @@ final class DownloadWriter: Sendable {
         try? FileManager.default.removeItem(at: fileURL)
     }
 
-    /// The first byte position of a `Content-Range: bytes a-b/n` header.
+    /// The first byte position of a `Content-Range: bytes a-b/n` header: digits only (no sign),
+    /// within Int64, or `nil`.
     static func rangeStart(of response: HTTPURLResponse) -> Int64? {
         guard let range = response.value(forHTTPHeaderField: "Content-Range"),
               range.lowercased().hasPrefix("bytes "),
               let dash = range.firstIndex(of: "-") else { return nil }
-        return Int64(range[range.index(range.startIndex, offsetBy: 6)..<dash].trimmingCharacters(in: .whitespaces))
+        let first = range[range.index(range.startIndex, offsetBy: 6)..<dash].trimmingCharacters(in: .whitespaces)
+        guard !first.isEmpty, first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int64(first)
     }
 }

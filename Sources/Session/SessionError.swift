@@ -27,6 +27,10 @@ public enum SessionError: Error, Sendable {
     /// partial file is gone, changed, or not a file of this user in the private download
     /// directory. Code -3003.
     case invalidResumeData(reason: String)
+    /// The request cannot be sent as it is: its method or a header name is not an RFC 9110
+    /// token, a header value (its own or the configuration's additional headers) holds CR, LF or
+    /// NUL, or a timeout is NaN or negative. Nothing was sent. Code -1000 (bad URL).
+    case invalidRequest(reason: String)
     /// The directory downloads are staged in (`$TMPDIR/AFNetworking-downloads-<uid>`) is not
     /// private: a link, not a directory, another user's, or open to others. Nothing is written
     /// there. Code -3000 (cannot create file).
@@ -58,6 +62,7 @@ extension SessionError: CustomNSError, LocalizedError {
             return destination == nil ? URLError.cannotCreateFile.rawValue : URLError.cannotMoveFile.rawValue
         case .invalidResumeData: return URLError.cannotOpenFile.rawValue
         case .unsafeDownloadDirectory: return URLError.cannotCreateFile.rawValue
+        case .invalidRequest: return URLError.badURL.rawValue
         case .pinningRequiresHTTPS: return -1022 // NSURLErrorAppTransportSecurityRequiresSecureConnection, absent from corelibs
         case .securityPolicyUnavailable: return URLError.secureConnectionFailed.rawValue
         case .responseLimitExceeded: return URLError.Code.dataLengthExceedsMaximum.rawValue
@@ -76,6 +81,7 @@ extension SessionError: CustomNSError, LocalizedError {
         case .downloadFileFailed(let reason, let destination):
             return "The download could not be \(destination == nil ? "written" : "moved to \(destination!.path)"): \(reason)"
         case .invalidResumeData(let reason): return "Invalid resume data: \(reason)"
+        case .invalidRequest(let reason): return "The request cannot be sent: \(reason)."
         case .unsafeDownloadDirectory(let path, let reason): return "The download directory \(path) is not private: \(reason)"
         case .pinningRequiresHTTPS(let baseURL):
             return "A pinning security policy needs an https base URL, not \(baseURL?.absoluteString ?? "none")."

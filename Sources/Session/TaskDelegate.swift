@@ -174,7 +174,11 @@ final class TaskDelegate: @unchecked Sendable {
             }
             return false
         }
-        if failed { task.cancel() }
+        if failed {
+            // A limit (or the file) failed the task: nothing of this response goes on.
+            task.cancel()
+            return
+        }
         if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
         // With a content coding the declared length counts encoded bytes while the body is
         // counted decoded: the total is unknown rather than a fraction past 1.

@@ -279,8 +279,13 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// Replaces the total timeout of `task`, a task of this manager not yet resumed: how long
     /// it may take from start to end, redirects included (`nil` for none). The default is the
     /// configuration's `timeoutIntervalForResource`, which URLSession on Linux ignores and the
-    /// libcurl transport honours to the millisecond. libcurl transport only.
-    public func setTotalTimeout(_ seconds: TimeInterval?, for task: URLSessionTask) {
+    /// libcurl transport honours to the millisecond; infinity, or anything over about 31
+    /// years, is no limit. Throws `SessionError.invalidRequest` for NaN or a negative value.
+    /// libcurl transport only.
+    public func setTotalTimeout(_ seconds: TimeInterval?, for task: URLSessionTask) throws {
+        if let seconds, seconds.isNaN || seconds < 0 {
+            throw SessionError.invalidRequest(reason: "the total timeout is \(seconds): a timeout is a number of seconds, at least 0")
+        }
         table.delegate(for: task)?.totalTimeout = seconds
     }
 
@@ -519,6 +524,13 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         let configuration = configuration.withLock { $0 }
         return try creation.withLock { state in
             guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
+            if let problem = RequestValidation.problem(
+                of: request, additionalHeaders: sessionConfiguration.httpAdditionalHeaders,
+                timeouts: ["timeoutInterval": request.timeoutInterval, "timeoutIntervalForRequest": sessionConfiguration.timeoutIntervalForRequest,
+                           "timeoutIntervalForResource": sessionConfiguration.timeoutIntervalForResource,
+                           "connectTimeout": state.connection.connectTimeout]) {
+                throw SessionError.invalidRequest(reason: problem)
+            }
             let (session, curlTransport) = try currentCarrier(&state)
             var request = request
             if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
@@ -621,7 +633,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     ) -> (URLRequest, UploadBodyStream?) {
         var request = request
         let timeout = request.timeoutInterval == Self.defaultRequestTimeout ? configurationTimeout : request.timeoutInterval
-        let chosen = transport == nil ? max(1, timeout.rounded(.up)) : timeout
+        // URLSession's own protocol converts the timeout to an integer: no limit is the longest one.
+        let chosen = transport == nil ? min(max(1, timeout.rounded(.up)), TransferTimeouts.longest) : timeout
         // Set only when it changes: every change copies the request's storage.
         if request.timeoutInterval != chosen { request.timeoutInterval = chosen }
         var stream: UploadBodyStream?

@@ -17,6 +17,16 @@ public enum FaultServer {
         try url("/seq/\(id)?s=\(steps)", file: file, line: line)
     }
 
+    /// `/raw/0`: after `milliseconds`, the server writes `response` as it is, with `{pad}`
+    /// replaced by `padding` letters, and closes.
+    public static func raw(
+        _ response: String, delay milliseconds: Int = 0, padding: Int = 0, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> URL {
+        let encoded = Data(response.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "%3D")
+        return try url("/raw/0?r=\(encoded)&delay=\(milliseconds)&pad=\(padding)", file: file, line: line)
+    }
+
     /// A fresh id for the scripted kinds, so that no two tests share a sequence or a log.
     public static func uniqueID() -> Int { Int.random(in: 1_000_000...999_999_999) }
 

@@ -7,6 +7,8 @@ enum CurlOption {
     static let errorBuffer: Int32 = 10_010
     static let writeFunction: Int32 = 20_011
     static let readFunction: Int32 = 20_012
+    static let seekFunction: Int32 = 20_167
+    static let seekData: Int32 = 10_168
     static let httpHeader: Int32 = 10_023
     static let headerData: Int32 = 10_029
     static let customRequest: Int32 = 10_036
@@ -66,6 +68,7 @@ enum CurlMultiOption {
 /// The results the transport returns from its own callbacks (`CurlError` maps the rest).
 enum CurlCode {
     static let ok: Int32 = 0
+    static let outOfMemory: Int32 = 27
     static let operationTimedOut: Int32 = 28
     static let sslConnectError: Int32 = 35
 }

@@ -52,6 +52,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The proxy the current hop goes through, and what failed there, if anything.
     private var hopProxy: Proxy?
     private var proxyFailure: ProxyError?
+    /// Why this hop's response head was refused, if it was.
+    private var framingFault: ResponseFramingError?
     /// TLS handshakes the current hop began: through an `.https` proxy the first is the
     /// proxy's (libcurl runs the SSL_CTX callback for it too), which libcurl verifies with the
     /// proxy's anchors; the manager's policy is for the origin's.
@@ -70,7 +72,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var decodedBodyBytes: Int64 = 0
     /// The connect, idle and total timeouts; the total counts from `transferStart`, libcurl's
     /// from `hopStart`, which it was given `hopTotalMilliseconds` for.
-    private var timeouts: TransferTimeouts
+    private let timeouts: TransferTimeouts
     private let transferStart = DispatchTime.now()
     private var hopStart = DispatchTime.now()
     private var hopTotalMilliseconds = 0
@@ -106,21 +108,23 @@ final class CurlTransfer: @unchecked Sendable {
         self.urlProtocol = urlProtocol
         self.transport = transport
         body = Self.body(of: request, previous: .none)
-        timeouts = TransferTimeouts(connect: transport.connection.connectTimeout ?? request.timeoutInterval, idle: request.timeoutInterval, total: nil)
         clientIdentity = transport.connection.clientIdentity
+        var totalTimeout: TimeInterval?
         if let task = urlProtocol.task {
             if let options = transport.observer?.transferOptions(of: task) {
                 limits = options.limits
                 isDownload = options.isDownload
-                timeouts.total = options.totalTimeout
+                totalTimeout = options.totalTimeout
                 if let identity = options.clientIdentity { clientIdentity = identity }
                 interceptor = options.interceptor
                 reportsAttempts = options.reportsAttempts
                 bodySink = options.bodySink
             }
-            // A body sink takes each chunk as it comes: there is nothing to read ahead of.
-            if bodySink == nil { transport.observer?.curlTask(task, receivesBodyThrough: window) }
         }
+        timeouts = TransferTimeouts(connect: transport.connection.connectTimeout ?? request.timeoutInterval, idle: request.timeoutInterval,
+                                    total: totalTimeout)
+        // A body sink takes each chunk as it comes: there is nothing to read ahead of.
+        if let task = urlProtocol.task, bodySink == nil { transport.observer?.curlTask(task, receivesBodyThrough: window) }
     }
 
     private static func seconds(from start: DispatchTime, to end: DispatchTime = .now()) -> TimeInterval {
@@ -330,6 +334,9 @@ final class CurlTransfer: @unchecked Sendable {
         setString(CurlOption.proxy, hopProxy?.curlURL ?? "")
         hopHandshakes = 0
         evaluation = nil
+        proxyFailure = nil
+        certificateRequested = false
+        framingFault = nil
         hopFetchStart = Date()
         hopRequestEnd = nil
         hopTLS = nil
@@ -350,8 +357,10 @@ final class CurlTransfer: @unchecked Sendable {
         set(CurlOption.noSignal, 1)
         set(CurlOption.httpVersion, transport.connection.httpVersion.curlValue)
         switch transport.connection.httpVersion {
-        case .automatic:
-            // Wait for a connection that may multiplex rather than open another beside it.
+        case .automatic where url.scheme?.lowercased() == "https":
+            // Wait for a connection that may multiplex rather than open another beside it: only
+            // where HTTP/2 can be negotiated (TLS with ALPN); over plain http the wait would hold
+            // a request behind another's response on the one HTTP/1.1 connection.
             set(CurlOption.pipeWait, 1)
         case .http2PriorKnowledge where url.scheme?.lowercased() == "http":
             // libcurl 7.88 fails every request after the first on a prior-knowledge connection,
@@ -368,12 +377,14 @@ final class CurlTransfer: @unchecked Sendable {
         for (option, function) in [(CurlOption.writeFunction, unsafeBitCast(Self.writeCallback, to: UnsafeRawPointer.self)),
                                    (CurlOption.headerFunction, unsafeBitCast(Self.headerCallback, to: UnsafeRawPointer.self)),
                                    (CurlOption.readFunction, unsafeBitCast(Self.readCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.seekFunction, unsafeBitCast(Self.seekCallback, to: UnsafeRawPointer.self)),
                                    (CurlOption.transferInfoFunction, unsafeBitCast(Self.progressCallback, to: UnsafeRawPointer.self)),
                                    (CurlOption.sslContextFunction, unsafeBitCast(Self.sslContextCallback, to: UnsafeRawPointer.self)),
                                    (CurlOption.closeSocketFunction, unsafeBitCast(CurlSockets.closeSocketCallback, to: UnsafeRawPointer.self))] {
             _ = afn_easy_setopt_pointer(easy, option, function)
         }
-        for option in [CurlOption.writeData, CurlOption.headerData, CurlOption.readData, CurlOption.transferInfoData, CurlOption.sslContextData] {
+        for option in [CurlOption.writeData, CurlOption.headerData, CurlOption.readData, CurlOption.seekData, CurlOption.transferInfoData,
+                       CurlOption.sslContextData] {
             _ = afn_easy_setopt_pointer(easy, option, context)
         }
         _ = afn_easy_setopt_pointer(easy, CurlOption.closeSocketData, transport.socketsContext)
@@ -400,17 +411,17 @@ final class CurlTransfer: @unchecked Sendable {
     /// the callbacks).
     private func startIdleTimer() {
         lastActivity = .now()
-        transport.watchIdle(until: lastActivity + timeouts.idle)
+        if let idle = timeouts.idle { transport.watchIdle(until: lastActivity + idle) }
     }
 
     /// From the transport's idle timer: fails the transfer when it has been
     /// idle for the idle timeout, or returns when it may be next. A transfer paused for its
     /// consumer is not idle.
     func checkIdle() -> DispatchTime? {
-        guard let easy else { return nil }
+        guard let easy, let idle = timeouts.idle else { return nil }
         let idleFor = Self.seconds(from: lastActivity)
-        guard idleFor >= timeouts.idle, !window.isPaused else {
-            return .now() + (window.isPaused ? timeouts.idle : timeouts.idle - idleFor)
+        guard idleFor >= idle, !window.isPaused else {
+            return .now() + (window.isPaused ? idle : idle - idleFor)
         }
         transport.remove(easy)
         releaseHandle()
@@ -449,7 +460,8 @@ final class CurlTransfer: @unchecked Sendable {
             headers.append((name: "Content-Type", value: "application/x-www-form-urlencoded"))
         }
         var list: UnsafeMutableRawPointer?
-        for header in headers { list = afn_slist_append(list, header.name + ": " + header.value) }
+        // libcurl reads "Name:" as "remove this header" and spells an empty value "Name;".
+        for header in headers { list = afn_slist_append(list, header.value.isEmpty ? header.name + ";" : header.name + ": " + header.value) }
         list = afn_slist_append(list, "Expect:")
         headerList = list
         _ = afn_easy_setopt_pointer(easy, CurlOption.httpHeader, list)
@@ -551,6 +563,13 @@ final class CurlTransfer: @unchecked Sendable {
             userInfo[NSUnderlyingErrorKey] = proxyFailure
             return URLError(proxyFailure.urlErrorCode, userInfo: userInfo)
         }
+        // libcurl refuses a header line over 100 KiB as out of memory.
+        if framingFault == nil, curlCode == CurlCode.outOfMemory, response == nil, receivedResponseBytes { framingFault = .headerLineTooLong }
+        if let framingFault {
+            userInfo[NSLocalizedDescriptionKey] = "The server's response cannot be read safely: \(framingFault)"
+            userInfo[NSUnderlyingErrorKey] = framingFault
+            return URLError(.badServerResponse, userInfo: userInfo)
+        }
         if curlCode == CurlCode.operationTimedOut {
             let kind = TransferTimeouts.kindOfLibcurlTimeout(hopElapsed: Self.seconds(from: hopStart), hopTotalMilliseconds: hopTotalMilliseconds)
             return timeouts.error(kind, url: request.url)
@@ -573,6 +592,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// length over the task's limit: no byte of the body is read).
     private func headerBlockEnded() -> Bool {
         defer { headerLines = [] }
+        if let fault = ResponseFraming.fault(in: headerLines) {
+            framingFault = fault
+            return false
+        }
         guard let url = request.url, let head = ResponseHead.parse(headerLines), let response = head.response(for: url) else { return true }
         if hopTLS == nil, let easy, let ssl = afn_easy_tls_ssl(easy) { hopTLS = Self.describe(ssl) }
         transport.settings.storeCookies(head.setCookies, from: url)
@@ -753,6 +776,17 @@ final class CurlTransfer: @unchecked Sendable {
             if count == 0 { hopRequestEnd = Date() }
             return count < 0 ? CurlSocket.readFunctionAbort : count
         }
+    }
+
+    /// libcurl rewinds the body to re-send a request on a fresh connection when a reused one
+    /// was closed before any response byte (the keep-alive race): a data body starts over, a
+    /// stream cannot (CURL_SEEKFUNC_CANTSEEK: the task fails, and a retry policy decides).
+    private static let seekCallback: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int32 = { context, offset, origin in
+        let transfer = transfer(context)
+        guard case .data(let data, _) = transfer.body else { return 2 }
+        guard origin == SEEK_SET, offset >= 0, offset <= Int64(data.count) else { return 1 }
+        transfer.body = .data(data, offset: Int(offset))
+        return 0
     }
 
     private static let progressCallback: @convention(c) (UnsafeMutableRawPointer?, Int64, Int64, Int64, Int64) -> Int32 = {

@@ -24,11 +24,14 @@ struct RangeContinuation: Equatable {
         switch response.statusCode {
         case 200: start = 0
         case 206:
-            guard let first = DownloadWriter.rangeStart(of: response) else { return nil }
+            guard let first = DownloadWriter.rangeStart(of: response), first >= 0 else { return nil }
             start = first
         default: return nil
         }
-        offset = start + delivered
+        // The start is the server's number: a sum past Int64.max has no continuation.
+        let (offset, overflow) = start.addingReportingOverflow(delivered)
+        guard !overflow else { return nil }
+        self.offset = offset
         self.validator = validator
     }
 

@@ -19,10 +19,10 @@ struct ResponseHead: Equatable {
 
     /// The head of the block `lines` (its status line first, line ends removed), or `nil` for
     /// an interim block (1xx, such as `100 Continue`, which a final block follows) or a status
-    /// line that is not HTTP. Lines without a colon are ignored; a line that starts with a
+    /// line that is not HTTP (`ResponseFraming` refuses such a block first). Lines without a colon are ignored; a line that starts with a
     /// space or tab continues the previous field (obsolete line folding).
     static func parse(_ lines: [String]) -> ResponseHead? {
-        guard let statusLine = lines.first, let (version, code) = Self.statusLine(statusLine) else { return nil }
+        guard let statusLine = lines.first, let (version, code) = Self.statusLine(statusLine), code >= 200 else { return nil }
         // Names and values in arrays, a repeated name found by comparing bytes: with a lowercased
         // copy of every name and a dictionary of spellings, parsing cost 56,000 instructions of a
         // small response (callgrind, BENCHMARKS.md).
@@ -105,21 +105,24 @@ struct ResponseHead: Equatable {
         }
     }
 
-    /// The version and the code of a final response's status line (`HTTP/1.1 200 OK`,
-    /// `HTTP/2 204`): spaces between the parts, a code of three digits from 200 to 599.
-    private static func statusLine(_ line: String) -> (version: String, code: Int)? {
+    /// The version and the code of a status line (`HTTP/1.1 200 OK`, `HTTP/2 204`): spaces
+    /// between the parts, a code of any three digits from 100 (RFC 9112; a code of 600 or more
+    /// is the server's to give and is surfaced), or `nil` for a malformed line.
+    static func statusLine(_ line: String) -> (version: String, code: Int)? {
         let bytes = line.utf8
-        guard bytes.starts(with: "HTTP/".utf8), let space = bytes.firstIndex(of: 0x20) else { return nil }
+        guard bytes.starts(with: "HTTP/".utf8), let space = bytes.firstIndex(of: 0x20), bytes.distance(from: bytes.startIndex, to: space) > 5 else {
+            return nil
+        }
         guard let start = bytes[space...].firstIndex(where: { $0 != 0x20 }) else { return nil }
         let codeBytes = bytes[start...].prefix { $0 != 0x20 }
         guard codeBytes.count == 3, codeBytes.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         let code = codeBytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-        guard (200..<600).contains(code) else { return nil }
+        guard code >= 100 else { return nil }
         return (String(line[..<space]), code)
     }
 
     /// Whether `name` is `other` in any ASCII case (header names are ASCII tokens).
-    fileprivate static func equalIgnoringASCIICase<A: Collection<UInt8>, B: Collection<UInt8>>(_ name: A, _ other: B) -> Bool {
+    static func equalIgnoringASCIICase<A: Collection<UInt8>, B: Collection<UInt8>>(_ name: A, _ other: B) -> Bool {
         guard name.count == other.count else { return false }
         return zip(name, other).allSatisfy { a, b in a == b || (a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20)) }
     }

@@ -21,20 +21,38 @@ public enum TimeoutKind: String, Sendable, Hashable {
 
 /// The three timeouts of one libcurl transfer, to the millisecond: what each hop (a redirect
 /// or a Basic retry starts a new one) asks of libcurl, and which timeout a libcurl timeout was.
-/// Pure: tested without a server.
+/// Infinity and values too large for libcurl (over `longest`) mean no limit; NaN and negative
+/// values are refused before a task is made (`RequestValidation`). Pure: tested without a server.
 struct TransferTimeouts: Equatable {
-    /// How long a connection may take to establish.
-    var connect: TimeInterval
-    /// How long the transfer may go without a byte in either direction.
-    var idle: TimeInterval
+    /// The longest timeout kept as a limit, about 31 years: anything longer (`.infinity`,
+    /// `Double.greatestFiniteMagnitude`) is no limit rather than a number that traps.
+    static let longest: TimeInterval = 1e9
+    /// libcurl's longest connect timeout, used for "no limit" (its 0 means its own 300 s).
+    static let unlimitedMilliseconds = Int(Int32.max)
+
+    /// How long a connection may take to establish; `nil` for no limit.
+    let connect: TimeInterval?
+    /// How long the transfer may go without a byte in either direction; `nil` for no limit.
+    let idle: TimeInterval?
     /// How long the whole transfer may take; `nil` for no limit.
-    var total: TimeInterval?
+    let total: TimeInterval?
+
+    init(connect: TimeInterval, idle: TimeInterval, total: TimeInterval?) {
+        self.connect = Self.limit(connect)
+        self.idle = Self.limit(idle)
+        self.total = total.flatMap(Self.limit)
+    }
+
+    /// `seconds` as a limit, or `nil` for none.
+    static func limit(_ seconds: TimeInterval) -> TimeInterval? {
+        seconds.isFinite && seconds >= 0 && seconds <= longest ? seconds : nil
+    }
 
     /// libcurl's connect and total timeouts in milliseconds for a hop starting `elapsed` seconds
     /// into the transfer, or `nil` when the total timeout has already run out. A total of 0
     /// milliseconds means none (libcurl's convention).
     func hopMilliseconds(elapsed: TimeInterval) -> (connect: Int, total: Int)? {
-        let connect = Self.milliseconds(connect)
+        let connect = connect.map(Self.milliseconds) ?? Self.unlimitedMilliseconds
         guard let total else { return (connect, 0) }
         let remaining = Self.milliseconds(total - elapsed)
         return remaining > 0 ? (min(connect, remaining), remaining) : nil
@@ -50,8 +68,8 @@ struct TransferTimeouts: Equatable {
     /// The error a task ends with when the `kind` timeout ran out for `url`.
     func error(_ kind: TimeoutKind, url: URL?) -> URLError {
         let seconds: TimeInterval = switch kind {
-        case .connect: connect
-        case .idle: idle
+        case .connect: connect ?? 0
+        case .idle: idle ?? 0
         case .total: total ?? 0
         }
         let what = switch kind {
@@ -67,7 +85,8 @@ struct TransferTimeouts: Equatable {
         return URLError(.timedOut, userInfo: userInfo)
     }
 
+    /// Whole milliseconds, rounded up; `seconds` is within `longest`, or elapsed time.
     private static func milliseconds(_ seconds: TimeInterval) -> Int {
-        Int((seconds * 1000).rounded(.up))
+        Int((min(seconds, longest) * 1000).rounded(.up))
     }
 }

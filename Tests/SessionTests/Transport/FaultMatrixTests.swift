@@ -36,7 +36,7 @@ final class FaultMatrixTests: XCTestCase {
             results.withLock { $0.append((error, object)) }
             done.fulfill()
         }
-        if let totalTimeout { manager.setTotalTimeout(totalTimeout, for: task) }
+        if let totalTimeout { try manager.setTotalTimeout(totalTimeout, for: task) }
         manager.resume(task)
         wait(for: [done], timeout: 10)
         usleep(100_000)

@@ -44,4 +44,17 @@ final class RangeContinuationTests: XCTestCase {
         XCTAssertFalse(range.isContinued(by: response(206, ["Content-Range": "bytes 0-999/1000"])))
         XCTAssertFalse(range.isContinued(by: response(200, [:])))
     }
+
+    func testARangeStartNearInt64MaxHasNoContinuationInsteadOfTrapping() {
+        let start = Int64.max - 10
+        let cut = response(206, ["Content-Range": "bytes \(start)-\(Int64.max - 1)/\(Int64.max)", "ETag": "\"v1\""])
+        XCTAssertNil(RangeContinuation(response: cut, delivered: 40_000))
+    }
+
+    func testASignedOrOverflowingRangeStartIsNoStart() {
+        for range in ["bytes -5-10/100", "bytes +5-10/100", "bytes 99999999999999999999-1/2", "bytes 0x10-20/30", "bytes -"] {
+            XCTAssertNil(DownloadWriter.rangeStart(of: response(206, ["Content-Range": range])), range)
+        }
+        XCTAssertEqual(DownloadWriter.rangeStart(of: response(206, ["Content-Range": "bytes 5-10/100"])), 5)
+    }
 }

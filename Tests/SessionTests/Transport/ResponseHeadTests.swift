@@ -61,10 +61,16 @@ final class ResponseHeadTests: XCTestCase {
     }
 
     func testStatusLinesThatAreNotHTTPGiveNoHead() {
-        for line in ["", "HTTP/1.1", "HTTP/1.1 abc OK", "HTTP/1.1 20 OK", "HTTP/1.1 2000 OK", "ICY 200 OK", "HTTP/1.1 700 Odd"] {
+        for line in ["", "HTTP/1.1", "HTTP/1.1 abc OK", "HTTP/1.1 20 OK", "HTTP/1.1 2000 OK", "ICY 200 OK"] {
             XCTAssertNil(ResponseHead.parse([line]), line)
         }
         XCTAssertNil(ResponseHead.parse([]))
+    }
+
+    func testAnyThreeDigitCodeFrom200IsAFinalResponse() {
+        XCTAssertEqual(ResponseHead.parse(["HTTP/1.1 700 Odd"])?.statusCode, 700)
+        XCTAssertEqual(ResponseHead.parse(["HTTP/1.1 999"])?.statusCode, 999)
+        XCTAssertNil(ResponseHead.parse(["HTTP/1.1 103 Early Hints"]), "an interim response")
     }
     func testRepeatedFieldsAreJoinedAlsoAmongManyFields() throws {
         let lines = ["HTTP/1.1 200 OK"] + (0..<40).map { "X-Field-\($0): \($0)" } + ["x-field-3: again", "SET-COOKIE: a=1", "set-cookie: b=2"]

@@ -35,7 +35,7 @@ final class TimeoutTests: XCTestCase {
             result.withLock { $0 = error }
             done.fulfill()
         }
-        if let totalTimeout { manager.setTotalTimeout(totalTimeout, for: task) }
+        if let totalTimeout { try manager.setTotalTimeout(totalTimeout, for: task) }
         let start = Date()
         manager.resume(task)
         wait(for: [done], timeout: 10)

@@ -41,4 +41,21 @@ final class TransferTimeoutsTests: XCTestCase {
         XCTAssertEqual(error.userInfo[NSLocalizedDescriptionKey] as? String, "The request timed out: no data for 0.500 s (idle timeout).")
         XCTAssertEqual(error.userInfo[NSURLErrorFailingURLErrorKey] as? URL, URL(string: "http://h/x"))
     }
+
+    func testInfinityAndValuesTooLargeForLibcurlMeanNoLimit() throws {
+        for seconds in [TimeInterval.infinity, .greatestFiniteMagnitude, 9.3e15, 1e300] {
+            let timeouts = TransferTimeouts(connect: seconds, idle: seconds, total: seconds)
+            XCTAssertNil(timeouts.connect)
+            XCTAssertNil(timeouts.idle)
+            XCTAssertNil(timeouts.total)
+            let hop = try XCTUnwrap(timeouts.hopMilliseconds(elapsed: 5))
+            XCTAssertEqual(hop.connect, TransferTimeouts.unlimitedMilliseconds)
+            XCTAssertEqual(hop.total, 0)
+        }
+    }
+
+    func testTheLongestLimitIsKept() throws {
+        let hop = try XCTUnwrap(TransferTimeouts(connect: TransferTimeouts.longest, idle: 1, total: TransferTimeouts.longest).hopMilliseconds(elapsed: 0))
+        XCTAssertEqual(hop.total, Int(TransferTimeouts.longest * 1000))
+    }
 }

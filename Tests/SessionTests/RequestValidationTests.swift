@@ -1,0 +1,127 @@
+@testable import AFSession
+import AFSerialization
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// Nothing goes on the wire that could smuggle a line: methods and header names are tokens, no
+/// value holds CR, LF or NUL, and timeouts are numbers of seconds; checked before a task is made,
+/// on both transports.
+final class RequestValidationTests: XCTestCase {
+    private let url = URL(string: "http://127.0.0.1/x")!
+
+    private func problem(_ request: URLRequest, additional: [AnyHashable: Any]? = nil, timeout: TimeInterval? = nil) -> String? {
+        RequestValidation.problem(of: request, additionalHeaders: additional, timeouts: ["timeout": timeout])
+    }
+
+    private func request(method: String? = nil, headers: [String: String] = [:]) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    func testOrdinaryRequestsPass() {
+        XCTAssertNil(problem(request(method: "GET", headers: ["Accept": "*/*", "X-Empty": ""])))
+        XCTAssertNil(problem(request(method: "PROPFIND")))
+        XCTAssertNil(problem(request(method: "M-SEARCH"), additional: ["User-Agent": "afn"], timeout: .infinity))
+    }
+
+    func testMethodsMustBeTokens() {
+        XCTAssertEqual(problem(request(method: "GET /x HTTP/1.1\r\nHost: a\r\n\r\nGET")),
+                       #"the method "GET /x HTTP/1.1\r\nHost: a\r\n\r\nGET" is not an RFC 9110 token"#)
+        XCTAssertNotNil(problem(request(method: "GE T")))
+        XCTAssertNotNil(problem(request(method: "GET\u{0}")))
+        XCTAssertNotNil(problem(request(method: "GÉT")))
+    }
+
+    func testAnEmptyMethodIsRefused() {
+        var empty = URLRequest(url: url)
+        empty.httpMethod = ""
+        // Foundation may read back "GET" for an empty method; either way nothing empty is sent.
+        XCTAssertTrue(empty.httpMethod == "GET" || problem(empty) != nil)
+        XCTAssertFalse(RequestValidation.isToken(""))
+    }
+
+    func testHeaderNamesMustBeTokens() {
+        XCTAssertNotNil(problem(request(headers: ["X-A\r\nInjected": "1"])))
+        XCTAssertNotNil(problem(request(headers: ["X A": "1"])))
+    }
+
+    func testHeaderValuesMustNotHoldLineBreaksOrNUL() {
+        XCTAssertNotNil(RequestValidation.problem(of: request(), additionalHeaders: ["X-Split": "a\r\nInjected: b"], timeouts: [:]))
+        XCTAssertNotNil(RequestValidation.problem(of: request(), additionalHeaders: ["X-Nul": "a\u{0}b"], timeouts: [:]))
+        XCTAssertNotNil(RequestValidation.problem(of: request(), additionalHeaders: ["X-Bad\nName": "1"], timeouts: [:]))
+    }
+
+    func testTimeoutsMustBeNumbersOfSecondsAtLeastZero() {
+        XCTAssertEqual(problem(request(), timeout: .nan), "timeout is nan: a timeout is a number of seconds, at least 0")
+        XCTAssertNotNil(problem(request(), timeout: -1))
+        XCTAssertNil(problem(request(), timeout: .infinity))
+        XCTAssertNil(problem(request(), timeout: .greatestFiniteMagnitude))
+    }
+
+    // MARK: Through the manager, on the transport under test
+
+    private func assertRefusedBeforeSending(_ make: (URLSessionManager) throws -> Void, file: StaticString = #filePath, line: UInt = #line) {
+        let manager = makeManager()
+        XCTAssertThrowsError(try make(manager), file: file, line: line) { error in
+            guard case .invalidRequest? = error as? SessionError else { return XCTFail("\(error)", file: file, line: line) }
+        }
+    }
+
+    func testACRLFMethodFailsTaskCreation() throws {
+        var smuggling = URLRequest(url: try FaultServer.url("/bytes/1"))
+        smuggling.httpMethod = "GET /bytes/2 HTTP/1.1\r\nHost: x\r\n\r\nGET"
+        assertRefusedBeforeSending { try $0.dataTask(with: smuggling) }
+    }
+
+    func testAConfigurationHeaderWithALineBreakFailsTaskCreation() throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["X-Split": "a\r\nX-Injected: 1"]
+        let manager = URLSessionManager(configuration: configuration, transport: .underTest)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        XCTAssertThrowsError(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/headers")))) { error in
+            guard case .invalidRequest? = error as? SessionError else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testANaNTimeoutFailsTaskCreation() throws {
+        var request = URLRequest(url: try HTTPBin.url("/get"))
+        request.timeoutInterval = .nan
+        assertRefusedBeforeSending { try $0.dataTask(with: request) }
+    }
+
+    func testANegativeConnectTimeoutFailsTaskCreation() throws {
+        let request = URLRequest(url: try HTTPBin.url("/get"))
+        assertRefusedBeforeSending { manager in
+            manager.connectTimeout = -1
+            _ = try manager.dataTask(with: request)
+        }
+    }
+
+    func testANaNTotalTimeoutIsRefused() throws {
+        let manager = makeManager()
+        let task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")))
+        XCTAssertThrowsError(try manager.setTotalTimeout(.nan, for: task))
+        XCTAssertThrowsError(try manager.setTotalTimeout(-5, for: task))
+    }
+
+    func testAnInfiniteTimeoutMeansNoLimit() throws {
+        for seconds in [TimeInterval.infinity, .greatestFiniteMagnitude, 1e300] {
+            var request = URLRequest(url: try HTTPBin.url("/get"))
+            request.timeoutInterval = seconds
+            let manager = makeManager()
+            manager.connectTimeout = seconds
+            let result = try complete { handler in
+                let task = try manager.dataTask(with: request, completionHandler: handler)
+                try manager.setTotalTimeout(seconds, for: task)
+                manager.resume(task)
+            }
+            XCTAssertNil(result.error, "\(seconds)")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import AFLocking
+import AFSerialization
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import XCTest
+
+/// Pooled connections on the libcurl transport: a request that loses the keep-alive race is
+/// re-sent on a fresh connection with its body, no request waits behind another's response on
+/// plain http, and header values go out as given.
+final class ConnectionReuseTests: XCTestCase {
+    private func manager() -> URLSessionManager {
+        let manager = URLSessionManager(transport: .libcurl)
+        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+
+    private func send(_ request: URLRequest, with manager: URLSessionManager, timeout: TimeInterval = 10) -> (object: (any Sendable)?, error: (any Error)?) {
+        let done = expectation(description: "completion")
+        let result = Locked<(object: (any Sendable)?, error: (any Error)?)>((nil, nil))
+        do {
+            manager.resume(try manager.dataTask(with: request) { _, object, error in
+                result.withLock { $0 = (object, error) }
+                done.fulfill()
+            })
+        } catch {
+            XCTFail("\(error)")
+            return (nil, error)
+        }
+        wait(for: [done], timeout: timeout)
+        return result.withLock { $0 }
+    }
+
+    func testADataBodyIsResentOnAFreshConnectionWhenThePooledOneWasClosed() throws {
+        // The server answers one request a connection and closes the next one unanswered: the
+        // keep-alive race, lost every time.
+        let manager = manager()
+        for method in ["POST", "PUT"] {
+            var request = URLRequest(url: try FaultServer.url("/once-per-connection/0"))
+            request.httpMethod = method
+            request.httpBody = Data("payload".utf8)
+            for attempt in 1...2 {
+                let result = send(request, with: manager)
+                XCTAssertNil(result.error, "\(method) \(attempt): \(String(describing: result.error))")
+                XCTAssertEqual(result.object as? Data, Data("ok".utf8))
+            }
+        }
+    }
+
+    func testAPlainHTTPRequestNeverWaitsBehindAnotherResponseOfTheSameOrigin() throws {
+        let manager = manager()
+        let slow = expectation(description: "slow")
+        manager.resume(try manager.dataTask(with: URLRequest(url: try FaultServer.raw("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", delay: 3000))) { _, _, _ in
+            slow.fulfill()
+        })
+        usleep(200_000)
+        var quick = URLRequest(url: try FaultServer.url("/bytes/10"))
+        quick.timeoutInterval = 2
+        let started = Date()
+        let result = send(quick, with: manager, timeout: 5)
+        XCTAssertNil(result.error, "\(String(describing: result.error))")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.5)
+        wait(for: [slow], timeout: 10)
+    }
+
+    func testAnEmptyHeaderValueIsSentAsAnEmptyValue() throws {
+        var request = URLRequest(url: try HTTPBin.url("/headers"))
+        request.setValue("", forHTTPHeaderField: "X-Empty")
+        let result = send(request, with: manager())
+        let body = try XCTUnwrap(result.object as? Data)
+        let headers = try XCTUnwrap((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["headers"] as? [String: String])
+        XCTAssertEqual(headers["X-Empty"], "")
+    }
+}
