@@ -48,6 +48,10 @@ GET /raw/0?r=BYTES[&delay=ms][&pad=n]  after ms, the bytes BYTES (URL-safe base6
 GET /once-per-connection/0  200 with the body "ok" on a kept-alive connection; any later request
                      on the same connection is read and answered by a close (a keep-alive race
                      lost every time). Any method.
+GET /extra-after-204/<ms>  a 204 on a kept-alive connection and, ms later, an unsolicited
+                     200 with the body "STALE" on it (the next request must not take it).
+HEAD /head-with-body/0  a 200 declaring 5 bytes, and the 5 bytes "STALE" after it, which a HEAD
+                     response must not carry; the connection stays open.
 GET /blackhole-port/0  the port of a listening socket whose accept queue is full: a connection
                      to it is never established (its SYNs are dropped).
 Listens on 127.0.0.1 at the port given (0 for a free one) and prints "listening on <port>".
@@ -176,6 +180,16 @@ class Handler(BaseHTTPRequestHandler):
             self.rfile.read(length)
         self.do_GET()
 
+    def do_HEAD(self):
+        if self.path != "/head-with-body/0":
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", "5")
+        self.end_headers()
+        self.wfile.write(b"STALE")
+        self.wfile.flush()
+
     do_PUT = do_POST
     do_PATCH = do_POST
     do_DELETE = do_POST
@@ -189,6 +203,14 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(raw.replace(b"{pad}", b"a" * int(fields.get("pad", ["0"])[0])))
             self.wfile.flush()
             self.close_connection = True
+            return
+        if path.startswith("/extra-after-204/"):
+            self.send_response(204)
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(int(path.rsplit("/", 1)[1]) / 1000)
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nSTALE")
+            self.wfile.flush()
             return
         if path == "/once-per-connection/0":
             if getattr(self, "served_once", False):

@@ -11,7 +11,11 @@ import Glibc
 /// libcurl stops watching a connection between two requests on it (it sits in the pool), then
 /// watches it again: the read source stays meanwhile, so that a kept-alive connection does not
 /// make and cancel a source per request (each wakes libdispatch's manager thread). Should the
-/// idle connection become readable (the server closed it), its source is cancelled then.
+/// idle connection become readable, its source is cancelled and the connection shut down: the
+/// server closed it, or sent bytes nobody asked for (a body after a 204 or a HEAD response, an
+/// unsolicited response), which libcurl would otherwise read as the answer to the next request
+/// on it, shifting every later response by one. Shut down, it fails libcurl's check before
+/// reuse and a new connection is made.
 final class CurlSockets: @unchecked Sendable {
     // @unchecked: `watches` is a `Locked`; `queue` is immutable.
 
@@ -76,12 +80,14 @@ final class CurlSockets: @unchecked Sendable {
         }
     }
 
-    /// Cancels the read source of `socket` if libcurl does not watch it; whether it did.
+    /// Cancels the read source of `socket` and shuts the connection down if libcurl does not
+    /// watch it; whether it did.
     private func retireIfIdle(_ socket: Int32) -> Bool {
         watches.withLock { watches in
             guard watches[socket]?.isIdle == true else { return false }
             watches[socket]?.read?.cancel()
             watches[socket]?.read = nil
+            _ = shutdown(socket, Int32(SHUT_RDWR))
             return true
         }
     }

@@ -75,4 +75,29 @@ final class ConnectionReuseTests: XCTestCase {
         let headers = try XCTUnwrap((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["headers"] as? [String: String])
         XCTAssertEqual(headers["X-Empty"], "")
     }
+
+    private func assertNextResponseIsItsOwn(after first: URLRequest, file: StaticString = #filePath, line: UInt = #line) throws {
+        let manager = manager()
+        _ = send(first, with: manager)
+        usleep(300_000)
+        for size in 10...13 {
+            let result = send(URLRequest(url: try FaultServer.url("/bytes/\(size)")), with: manager)
+            XCTAssertNil(result.error, "\(String(describing: result.error))", file: file, line: line)
+            XCTAssertEqual(result.object as? Data, Data((0..<size).map { UInt8($0) }), "a shifted response", file: file, line: line)
+        }
+    }
+
+    func testBytesArrivingOnAnIdleConnectionNeverAnswerTheNextRequest() throws {
+        try assertNextResponseIsItsOwn(after: URLRequest(url: try FaultServer.url("/extra-after-204/50")))
+    }
+
+    func testBytesSentRightAfterA204NeverAnswerTheNextRequest() throws {
+        try assertNextResponseIsItsOwn(after: URLRequest(url: try FaultServer.url("/extra-after-204/0")))
+    }
+
+    func testABodyAfterAHEADResponseNeverAnswersTheNextRequest() throws {
+        var head = URLRequest(url: try FaultServer.url("/head-with-body/0"))
+        head.httpMethod = "HEAD"
+        try assertNextResponseIsItsOwn(after: head)
+    }
 }
