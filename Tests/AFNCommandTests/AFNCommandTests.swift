@@ -452,4 +452,19 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any])?["gzipped"] as? Bool, true)
     }
+
+    func testTimeoutsOfInfinityOrTooLargeForLibcurlMeanNoLimit() throws {
+        let url = try HTTPBin.url("/get").absoluteString
+        for value in ["inf", "1e300", "9.3e15"] {
+            let run = try afn("get", url, "--max-time", value, "--connect-timeout", value, "--timeout", value)
+            XCTAssertEqual(run.status, 0, "\(value): \(run.stderr)")
+        }
+    }
+
+    func testTimeoutsThatAreNotNumbersOfSecondsAreUsageErrors() throws {
+        for value in ["nan", "-1"] {
+            XCTAssertEqual(try afn("get", "http://127.0.0.1/", "--max-time", value).status, 2, value)
+            XCTAssertEqual(try afn("get", "http://127.0.0.1/", "--connect-timeout", value).status, 2, value)
+        }
+    }
 }

@@ -76,7 +76,7 @@ final class RequestValidationTests: XCTestCase {
     func testACRLFMethodFailsTaskCreation() throws {
         var smuggling = URLRequest(url: try FaultServer.url("/bytes/1"))
         smuggling.httpMethod = "GET /bytes/2 HTTP/1.1\r\nHost: x\r\n\r\nGET"
-        assertRefusedBeforeSending { try $0.dataTask(with: smuggling) }
+        assertRefusedBeforeSending { _ = try $0.dataTask(with: smuggling) }
     }
 
     func testAConfigurationHeaderWithALineBreakFailsTaskCreation() throws {
@@ -92,7 +92,7 @@ final class RequestValidationTests: XCTestCase {
     func testANaNTimeoutFailsTaskCreation() throws {
         var request = URLRequest(url: try HTTPBin.url("/get"))
         request.timeoutInterval = .nan
-        assertRefusedBeforeSending { try $0.dataTask(with: request) }
+        assertRefusedBeforeSending { _ = try $0.dataTask(with: request) }
     }
 
     func testANegativeConnectTimeoutFailsTaskCreation() throws {

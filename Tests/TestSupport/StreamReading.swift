@@ -55,3 +55,26 @@ public final class FailingInputStream: InputStream {
         return -1
     }
 }
+
+/// An input stream whose source never produces: `read` blocks until `release()`, then the
+/// stream ends. A stand-in for a pipe whose producer stalls or a socket that goes quiet.
+public final class StalledInputStream: InputStream {
+    // `released` is a semaphore; the stream is read by one thread at a time.
+    private let released = DispatchSemaphore(value: 0)
+
+    public init() { super.init(data: Data()) }
+
+    /// Ends the stall: the blocked `read` returns the end of the stream.
+    public func release() { released.signal() }
+
+    public override func open() {}
+    public override func close() {}
+    public override var hasBytesAvailable: Bool { true }
+    public override var streamStatus: Stream.Status { .open }
+
+    public override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        released.wait()
+        released.signal()
+        return 0
+    }
+}

@@ -81,9 +81,11 @@ enum CurlSocket {
     static let selectIn: Int32 = 1
     static let selectOut: Int32 = 2
     static let readFunctionAbort = 0x1000_0000
+    static let readFunctionPause = 0x1000_0001
     static let writeFunctionPause = 0x1000_0001
 }
 
 enum CurlPause {
     static let resumeAll: Int32 = 0
+    static let receive: Int32 = 1
 }

@@ -52,6 +52,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The proxy the current hop goes through, and what failed there, if anything.
     private var hopProxy: Proxy?
     private var proxyFailure: ProxyError?
+    /// The hop's body stream, read away from the transport's queue.
+    private var bodyReader: StreamedBodyReader?
     /// Why this hop's response head was refused, if it was.
     private var framingFault: ResponseFramingError?
     /// TLS handshakes the current hop began: through an `.https` proxy the first is the
@@ -132,12 +134,14 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// The body `request` sends; a stream the previous request already read starts over when
-    /// it can be replayed (`UploadBodyStream.rewind()`), and otherwise stays consumed.
-    private static func body(of request: URLRequest, previous: Body) -> Body {
+    /// it can be replayed (`UploadBodyStream.rewind()`) and no read of it is in flight
+    /// (`reader`, stopped, may still be blocked in its source), and otherwise stays consumed.
+    private static func body(of request: URLRequest, previous: Body, reader: StreamedBodyReader? = nil) -> Body {
         if let data = request.httpBody { return .data(data, offset: 0) }
         guard let stream = request.httpBodyStream else { return .none }
         if case .stream(let previousStream, let consumed) = previous, previousStream === stream {
-            return .stream(stream, consumed: consumed && !((stream as? UploadBodyStream)?.rewind() ?? false))
+            let rewound = consumed && reader?.isIdle != false && (stream as? UploadBodyStream)?.rewind() == true
+            return .stream(stream, consumed: consumed && !rewound)
         }
         return .stream(stream, consumed: false)
     }
@@ -172,7 +176,7 @@ final class CurlTransfer: @unchecked Sendable {
         switch adapted {
         case .success(let adapted):
             request = continuation.map { $0.range.request(adapted) } ?? adapted
-            body = Self.body(of: adapted, previous: body)
+            body = Self.body(of: adapted, previous: body, reader: bodyReader)
             startAttempt()
         case .failure(let error):
             fail(error)
@@ -308,6 +312,13 @@ final class CurlTransfer: @unchecked Sendable {
         if case .stream(_, consumed: true) = body {
             fail(URLError(.requestBodyStreamExhausted, userInfo: failingURLInfo(url)))
             return nil
+        }
+        if case .stream(let stream, _) = body {
+            let reader = StreamedBodyReader(stream: stream) { [weak self, transport] in
+                if let self { transport.resumeSending(self) }
+            }
+            bodyReader = reader
+            reader.start()
         }
         guard let hop = timeouts.hopMilliseconds(elapsed: Self.seconds(from: transferStart)) else {
             fail(timeouts.error(.total, url: request.url))
@@ -494,7 +505,7 @@ final class CurlTransfer: @unchecked Sendable {
         switch state.hopFinished(curlCode: curlCode, retriable: interceptor != nil, canContinue: canContinue) {
         case .startNextHop(let next):
             request = next
-            body = Self.body(of: next, previous: body)
+            body = Self.body(of: next, previous: body, reader: bodyReader)
             guard let easy = makeHandle() else { return }
             transport.startNextHop(self, easy: easy)
         case .finishLoading:
@@ -526,6 +537,8 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func releaseHandle() {
+        // Kept (stopped) until the next hop, which rewinds the stream only when no read is in flight.
+        bodyReader?.stop()
         if let easy { transport.recycle(easy) }
         easy = nil
         if let headerList { afn_slist_free_all(headerList) }
@@ -749,6 +762,12 @@ final class CurlTransfer: @unchecked Sendable {
         if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) }
     }
 
+    /// Sending resumes after the body stream had no bytes for libcurl; on the transport's
+    /// queue. Receiving stays paused if the window paused it.
+    func resumeSending() {
+        if let easy { _ = afn_easy_pause(easy, window.isPaused ? CurlPause.receive : CurlPause.resumeAll) }
+    }
+
     private static let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
         buffer, size, count, context in
         guard let buffer else { return CurlSocket.readFunctionAbort }
@@ -771,10 +790,14 @@ final class CurlTransfer: @unchecked Sendable {
             return count
         case .stream(let stream, _):
             body = .stream(stream, consumed: true)
-            if stream.streamStatus == .notOpen { stream.open() }
-            let count = stream.read(buffer, maxLength: capacity)
-            if count == 0 { hopRequestEnd = Date() }
-            return count < 0 ? CurlSocket.readFunctionAbort : count
+            switch bodyReader?.take(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)) {
+            case .bytes(let count): return count
+            case .end:
+                hopRequestEnd = Date()
+                return 0
+            case .pause: return CurlSocket.readFunctionPause
+            case .failed, nil: return CurlSocket.readFunctionAbort
+            }
         }
     }
 

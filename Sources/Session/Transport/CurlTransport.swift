@@ -203,6 +203,11 @@ package final class CurlTransport: @unchecked Sendable {
         async { transfer.resumeReading() }
     }
 
+    /// Resumes sending for `transfer`, paused while its body stream had no bytes; from any thread.
+    func resumeSending(_ transfer: CurlTransfer) {
+        async { transfer.resumeSending() }
+    }
+
     /// Runs `body` on the transport's queue, then what its libcurl calls left to do; from any
     /// thread, without waiting.
     func async(_ body: @escaping @Sendable () -> Void) {
