@@ -291,21 +291,4 @@ final class ResumeDataTests: XCTestCase {
         XCTAssertEqual(info.st_mode & 0o7777, 0o700)
         XCTAssertEqual(info.st_uid, geteuid())
     }
-
-    func testAResumedLengthNearInt64MaxFailsTheTaskInsteadOfTrapping() throws {
-        let url = try FaultServer.raw("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 10-20/21\r\n"
-                                      + "Content-Length: 9223372036854775807\r\nETag: \"v1\"\r\n\r\nabc")
-        let partial = try stagedPartialFile(Data(count: 10))
-        let request = URLRequest(url: url)
-        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"v1\""])
-        let resume = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 10))
-        let manager = makeManager()
-        let progress = ProgressLog()
-        let result = try complete { handler in
-            manager.resume(try manager.downloadTask(withResumeData: resume.encoded, progress: progress.handler,
-                                                    destination: { _, _ in URL(fileURLWithPath: "/nonexistent/never") }, completionHandler: handler))
-        }
-        XCTAssertNotNil(result.error)
-        XCTAssertNotEqual(progress.last?.totalUnitCount, Int64.max)
-    }
 }
