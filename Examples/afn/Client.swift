@@ -56,6 +56,7 @@ struct Client {
         try manager.setSecurityPolicy(try invocation.securityPolicy())
         manager.clientIdentity = try invocation.clientIdentity()
         if let proxy = try invocation.proxySetting() { manager.proxy = proxy }
+        manager.sendsCredentialsAcrossOrigins = invocation.locationTrusted
         switch invocation.command {
         case .get, .head, .delete:
             let parameters = Dictionary(invocation.query, uniquingKeysWith: { _, last in last })

@@ -36,6 +36,8 @@ struct Invocation {
     var certificateType = "pem"
     var passphrase: String?
     var proxy: String?
+    /// Credentials and secret headers go along redirects to other origins too (curl's option).
+    var locationTrusted = false
     var noProxy: String?
     var proxyAnchors: [String] = []
     var httpVersion = HTTPVersion.automatic
@@ -51,6 +53,7 @@ struct Invocation {
                    output; a device or FIFO at PATH is written into, a symbolic link refused)
                afn reachability [--host H] [--watch]
         options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --max-filesize BYTES
+                 --location-trusted (credentials and secret headers follow redirects to other origins)
                  --verbose (each attempt's request, each retry, the timing of each phase)
                  --retry N (retry transient failures: cannot connect, timeouts, 408, 429, 500, 502, 503, 504;
                  idempotent methods; Retry-After honoured)  --retry-max-time S (no retry after S seconds)
@@ -121,6 +124,7 @@ struct Invocation {
                 guard ["pem", "p12"].contains(certificateType) else { throw UsageError(description: "--cert-type expects pem or p12") }
             case "--pass": passphrase = try value(for: argument)
             case "--proxy": proxy = try value(for: argument)
+            case "--location-trusted": locationTrusted = true
             case "--noproxy": noProxy = try value(for: argument)
             case "--proxy-cacert": proxyAnchors.append(try value(for: argument))
             case "--retry":
@@ -158,7 +162,11 @@ struct Invocation {
         if certificate == nil, key != nil || passphrase != nil { throw UsageError(description: "--key and --pass need --cert FILE") }
         if certificateType == "p12", key != nil { throw UsageError(description: "--key does not go with --cert-type p12 (the file holds the key)") }
         if retryMaximumTime != nil, retries == nil { throw UsageError(description: "--retry-max-time needs --retry N") }
-        if let proxy, !proxy.isEmpty, Proxy(url: proxy) == nil { throw UsageError(description: "--proxy expects http://, https:// or socks5h:// and a host, got \(proxy)") }
+        if let proxy, !proxy.isEmpty, Proxy(url: proxy) == nil {
+            // Never the proxy's password, which may stand before the host.
+            let shown = proxy.lastIndex(of: "@").map { "<redacted>" + proxy[$0...] } ?? proxy
+            throw UsageError(description: "--proxy expects http://, https:// or socks5h:// and a host, got \(shown)")
+        }
     }
 
     /// The retry policy `--retry` and `--retry-max-time` describe, if any.

@@ -27,6 +27,10 @@ public enum SessionError: Error, Sendable {
     /// partial file is gone, changed, or not a file of this user in the private download
     /// directory. Code -3003.
     case invalidResumeData(reason: String)
+    /// A redirect was refused by the origin rules (`RedirectRule`): from TCP into a Unix domain
+    /// socket, or from one socket to another. `response` is the redirect. Code -1002
+    /// (unsupported URL).
+    case redirectRefused(reason: String, response: HTTPURLResponse)
     /// The request cannot be sent as it is: its method or a header name is not an RFC 9110
     /// token, a header value (its own or the configuration's additional headers) holds CR, LF or
     /// NUL, or a timeout is NaN or negative. Nothing was sent. Code -1000 (bad URL).
@@ -63,6 +67,7 @@ extension SessionError: CustomNSError, LocalizedError {
         case .invalidResumeData: return URLError.cannotOpenFile.rawValue
         case .unsafeDownloadDirectory: return URLError.cannotCreateFile.rawValue
         case .invalidRequest: return URLError.badURL.rawValue
+        case .redirectRefused: return URLError.unsupportedURL.rawValue
         case .pinningRequiresHTTPS: return -1022 // NSURLErrorAppTransportSecurityRequiresSecureConnection, absent from corelibs
         case .securityPolicyUnavailable: return URLError.secureConnectionFailed.rawValue
         case .responseLimitExceeded: return URLError.Code.dataLengthExceedsMaximum.rawValue
@@ -82,6 +87,7 @@ extension SessionError: CustomNSError, LocalizedError {
             return "The download could not be \(destination == nil ? "written" : "moved to \(destination!.path)"): \(reason)"
         case .invalidResumeData(let reason): return "Invalid resume data: \(reason)"
         case .invalidRequest(let reason): return "The request cannot be sent: \(reason)."
+        case .redirectRefused(let reason, _): return "The redirect was refused: \(reason)."
         case .unsafeDownloadDirectory(let path, let reason): return "The download directory \(path) is not private: \(reason)"
         case .pinningRequiresHTTPS(let baseURL):
             return "A pinning security policy needs an https base URL, not \(baseURL?.absoluteString ?? "none")."
@@ -98,7 +104,7 @@ extension SessionError: CustomNSError, LocalizedError {
         switch self {
         case .authenticationRequired(let response?):
             userInfo[NSURLErrorFailingURLErrorKey] = response.url
-        case .redirectWouldDropBody(let response):
+        case .redirectWouldDropBody(let response), .redirectRefused(_, let response):
             userInfo[NSURLErrorFailingURLErrorKey] = response.url
         case .responseLimitExceeded(_, _, let response?):
             userInfo[NSURLErrorFailingURLErrorKey] = response.url

@@ -79,6 +79,8 @@ final class TaskDelegate: @unchecked Sendable {
         var responseStart: Date?
         var transactions: [TransactionMetrics] = []
         var redirectCount = 0
+        var endedAtRedirect = false
+        var sendsCredentialsAcrossOrigins: Bool?
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
         /// The first failure the manager saw itself, which decides the task's error.
@@ -154,7 +156,7 @@ final class TaskDelegate: @unchecked Sendable {
     // MARK: Events, on the delegate queue
 
     func didReceive(response: URLResponse) {
-        guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode) else { return }
+        guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), !endedAtRedirect else { return }
         let failed: Bool = state.withLock { state in
             if let limit = state.limits.sizeLimit(isDownload: kind == .download), response.expectedContentLength > limit.bytes {
                 state.record(.failed(SessionError.responseLimitExceeded(
@@ -257,12 +259,34 @@ final class TaskDelegate: @unchecked Sendable {
         state.withLock { state in
             state.redirectCount -= 1
             state.record(.failed(error))
+            state.endedAtRedirect = true
         }
     }
 
     /// A 307/308 redirect that URLSession would follow with an empty body was stopped.
     func didStopRedirect(_ response: HTTPURLResponse) {
         state.withLock { $0.record(.redirectStopped(response)) }
+    }
+
+    /// A redirect the origin rules refuse was not followed.
+    func didRefuseRedirect(_ response: HTTPURLResponse, _ refusal: RedirectRule.Refusal) {
+        let reason = switch refusal {
+        case .intoUnixSocket: "a redirect from \(response.url?.scheme ?? "a network") URL into a Unix domain socket is never followed"
+        }
+        state.withLock { state in
+            state.record(.failed(SessionError.redirectRefused(reason: reason, response: response)))
+            state.endedAtRedirect = true
+        }
+    }
+
+    /// Whether the task failed at a redirect it did not follow (too many, or refused): that
+    /// redirect's response is not handed on as the task's response.
+    var endedAtRedirect: Bool { state.withLock { $0.endedAtRedirect } }
+
+    /// Whether this task keeps credentials across origins on redirects; `nil` for the manager's choice.
+    var sendsCredentialsAcrossOrigins: Bool? {
+        get { state.withLock { $0.sendsCredentialsAcrossOrigins } }
+        set { state.withLock { $0.sendsCredentialsAcrossOrigins = newValue } }
     }
 
     /// The task's response limits; `setResponseLimits(_:for:)` replaces them before it runs.

@@ -52,7 +52,13 @@ extension URLSessionManager: URLSessionDataDelegate {
         if let override = override(\.taskDidReceiveAuthenticationChallenge) {
             (disposition, credential) = override(session, task, challenge)
         } else if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodHTTPBasic {
-            credential = table.delegate(for: task)?.credential ?? self.credential
+            // A credential belongs to the origin of the task's request: never to a host (or a
+            // plain-http URL) a redirect led to, where Basic would hand over the password.
+            let space = challenge.protectionSpace
+            let challenger = "\(space.protocol ?? "")://\(space.host.lowercased()):\(space.port)"
+            if let original = task.originalRequest?.url, RedirectRule.origin(of: original) == challenger {
+                credential = table.delegate(for: task)?.credential ?? self.credential
+            }
             disposition = challenge.previousFailureCount == 0 && credential != nil ? .useCredential : .cancelAuthenticationChallenge
         } else {
             // Digest: URLSession on Linux stops the process on `.useCredential`; other schemes
@@ -82,11 +88,22 @@ extension URLSessionManager: URLSessionDataDelegate {
 
     /// The request that follows a redirect, with the stored cookies for its URL, or `nil` to
     /// stop at the redirect response.
-    func redirection(of task: URLSessionTask, in session: URLSession, response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
+    func redirection(of task: URLSessionTask, in session: URLSession, response: HTTPURLResponse, to proposed: URLRequest) -> URLRequest? {
         let delegate = table.delegate(for: task)
         if let delegate, delegate.didRedirect() > Self.maximumRedirects {
             delegate.didStopRedirects(after: response)
             return nil
+        }
+        var request = proposed
+        if let previous = response.url {
+            let (redaction, trusted) = (self.redaction, sendsCredentialsAcrossOrigins)
+            switch RedirectRule.follow(proposed, from: previous, sensitiveHeaders: redaction.headers,
+                                       trusted: delegate?.sendsCredentialsAcrossOrigins ?? trusted) {
+            case .success(let next): request = next
+            case .failure(let refusal):
+                delegate?.didRefuseRedirect(response, refusal)
+                return nil
+            }
         }
         if [307, 308].contains(response.statusCode), delegate?.redirectWouldDropBody ?? false {
             delegate?.didStopRedirect(response)
@@ -119,6 +136,8 @@ extension URLSessionManager: URLSessionDataDelegate {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        // A redirect the task failed at is not its response.
+        if table.delegate(for: dataTask)?.endedAtRedirect == true { return completionHandler(.cancel) }
         let disposition = override(\.dataTaskDidReceiveResponse)?(session, dataTask, response) ?? .allow
         guard let delegate = table.delegate(for: dataTask) else {
             completionHandler(disposition)

@@ -62,6 +62,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var credential: URLCredential?
         var responseLimits = ResponseLimits.default
         var eventMonitors: [any EventMonitor] = []
+        var redaction = Redaction()
+        var sendsCredentialsAcrossOrigins = false
     }
 
     /// How many redirects a task follows at most, on either transport (URLSession's limit on
@@ -74,6 +76,14 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     public let sessionConfiguration: URLSessionConfiguration
     /// What carries the requests. Default `.libcurl`.
     public let transport: HTTPTransport
+    /// The configuration's additional headers, which the manager puts on each task's request
+    /// itself (under the request's own): as request headers, the redirect rules strip the
+    /// sensitive ones on a change of origin, where URLSession and the transport would add them
+    /// to every request of the task, wherever it was redirected.
+    private let additionalHeaders: [(name: String, value: String)]
+    /// `sessionConfiguration` without its additional headers: what sessions and the transport
+    /// are made with.
+    private let carriedConfiguration: URLSessionConfiguration
     let processingQueue = DispatchQueue(label: "AFNetworking.processing", attributes: .concurrent)
     let table = TaskDelegateTable()
     private let creation = Locked(Creation())
@@ -92,6 +102,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             configuration.urlCache = nil
             return configuration
         }()
+        additionalHeaders = (sessionConfiguration.httpAdditionalHeaders ?? [:]).compactMap { name, value in
+            (name as? String).map { ($0, "\(value)") }
+        }.sorted { $0.name < $1.name }
+        carriedConfiguration = sessionConfiguration.copy() as? URLSessionConfiguration ?? sessionConfiguration
+        carriedConfiguration.httpAdditionalHeaders = nil
         operationQueue = OperationQueue()
         operationQueue.maxConcurrentOperationCount = 1
         operationQueue.name = "AFNetworking.delegate"
@@ -294,6 +309,30 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     public var credential: URLCredential? {
         get { configuration.withLock { $0.credential } }
         set { configuration.withLock { $0.credential = newValue } }
+    }
+
+    /// The names the manager treats as secret: headers stripped from a redirect to another
+    /// origin, left out of resume data, and hidden by `RequestLogger` and `curlCommand` (which
+    /// take it as their default). Extend it with `Redaction(additionalHeaders:)` or by adding to
+    /// its sets. Default `Redaction()`. Beyond AFNetworking.
+    public var redaction: Redaction {
+        get { configuration.withLock { $0.redaction } }
+        set { configuration.withLock { $0.redaction = newValue } }
+    }
+
+    /// Whether a redirect to another origin (scheme, host or port) keeps `Authorization`,
+    /// `Cookie`, `Proxy-Authorization`, `Origin` and the `redaction` headers, as curl's
+    /// `--location-trusted`: only for servers that are all trusted alike. Default `false`:
+    /// they are dropped, as curl, browsers and AsyncHTTPClient drop them. A task may choose
+    /// otherwise with `setSendsCredentialsAcrossOrigins(_:for:)`. Beyond AFNetworking.
+    public var sendsCredentialsAcrossOrigins: Bool {
+        get { configuration.withLock { $0.sendsCredentialsAcrossOrigins } }
+        set { configuration.withLock { $0.sendsCredentialsAcrossOrigins = newValue } }
+    }
+
+    /// Replaces `sendsCredentialsAcrossOrigins` for `task`, a task of this manager not yet resumed.
+    public func setSendsCredentialsAcrossOrigins(_ sends: Bool, for task: URLSessionTask) {
+        table.delegate(for: task)?.sendsCredentialsAcrossOrigins = sends
     }
 
     /// Closures replacing or observing delegate events.
@@ -532,7 +571,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                 throw SessionError.invalidRequest(reason: problem)
             }
             let (session, curlTransport) = try currentCarrier(&state)
-            var request = request
+            var request = additionalHeaders.isEmpty ? request : Self.withAdditionalHeaders(additionalHeaders, on: request)
             if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
             let (prepared, bodyStream) = Self.prepared(
                 request, carriedBy: curlTransport, configurationTimeout: sessionConfiguration.timeoutIntervalForRequest)
@@ -568,9 +607,18 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             || state.securityPolicy.needsEnforcement || state.connection.needsLibcurl || state.interceptor != nil
     }
 
+    /// `request` with each of `headers` it does not set itself (names compared in any case).
+    private static func withAdditionalHeaders(_ headers: [(name: String, value: String)], on request: URLRequest) -> URLRequest {
+        var request = request
+        for (name, value) in headers where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+
     /// A new session, with the libcurl protocol registered when `carryingLibcurl`.
     private func makeSession(_ state: inout Creation, carryingLibcurl: Bool) -> URLSession {
-        let configuration = sessionConfiguration.copy() as? URLSessionConfiguration ?? sessionConfiguration
+        let configuration = carriedConfiguration.copy() as? URLSessionConfiguration ?? carriedConfiguration
         if carryingLibcurl { configuration.protocolClasses = [CurlURLProtocol.self] + (configuration.protocolClasses ?? []) }
         let session = URLSession(configuration: configuration, delegate: SessionDelegate(manager: self), delegateQueue: operationQueue)
         state.session = session
@@ -594,7 +642,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         if let curlTransport = state.curlTransport { return (session, curlTransport) }
         do {
             let curlTransport = try CurlTransport(
-                policy: state.securityPolicy, configuration: sessionConfiguration,
+                policy: state.securityPolicy, configuration: carriedConfiguration,
                 receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, observer: self)
             state.curlTransport = curlTransport
             return (session, curlTransport)

@@ -3,8 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What logs and debugging output never show: the values of credential headers and of query
-/// parameters that carry secrets. Pure: tested without a server. Beyond AFNetworking.
+/// The one list of secret names: what logs and debugging output never show (the values of
+/// credential headers, and of query parameters, fragment parameters and path parameters that
+/// carry secrets, names compared after percent-decoding), and what the manager never carries
+/// to another origin on a redirect nor keeps in resume data. Used by `RequestLogger`,
+/// `curlCommand`, the manager (`URLSessionManager.redaction`) and `afn`; extend it for your
+/// own names. Pure: tested without a server. Beyond AFNetworking.
 public struct Redaction: Sendable, Equatable {
     /// What a redacted value is replaced with.
     public static let placeholder = "<redacted>"
@@ -14,9 +18,10 @@ public struct Redaction: Sendable, Equatable {
     /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, `Api-Key`, `X-Auth-Token`,
     /// `Private-Token`, `X-Amz-Security-Token`, `X-Csrf-Token`, `X-Goog-Api-Key`.
     public var headers: Set<String>
-    /// Query parameters whose values are hidden: a name containing any of these,
-    /// case-insensitively. Default: `token`, `key`, `secret`, `password`, `signature`, `auth`,
-    /// `credential`, `session`.
+    /// Query, fragment (`#access_token=...`) and path (`;jsessionid=...`) parameters whose
+    /// values are hidden: a name containing any of these, case-insensitively, after
+    /// percent-decoding (`%74oken` is `token`). Default: `token`, `key`, `secret`, `password`,
+    /// `passwd`, `signature`, `sig`, `auth`, `credential`, `session`, `jwt`, `code`.
     public var queryNameFragments: Set<String>
 
     /// The default redaction, with `additionalHeaders` hidden as well.
@@ -24,7 +29,8 @@ public struct Redaction: Sendable, Equatable {
         headers = Set(["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Api-Key", "X-Auth-Token",
                        "Private-Token", "X-Amz-Security-Token", "X-Csrf-Token", "X-Goog-Api-Key"]
             .map { $0.lowercased() }).union(additionalHeaders.map { $0.lowercased() })
-        queryNameFragments = ["token", "key", "secret", "password", "signature", "auth", "credential", "session"]
+        queryNameFragments = ["token", "key", "secret", "password", "passwd", "signature", "sig", "auth", "credential", "session", "jwt",
+                              "code"]
     }
 
     /// `value`, or the placeholder when the header `name` is hidden.
@@ -32,19 +38,33 @@ public struct Redaction: Sendable, Equatable {
         headers.contains(name.lowercased()) ? Self.placeholder : value
     }
 
-    /// `url` with the values of secret query parameters (and any password) replaced.
+    /// `url` with the values of secret query, fragment and path parameters (and any password)
+    /// replaced.
     public func url(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
         // Set percent-encoded: Foundation traps on a percent-encoded value with `<` in it.
         if components.password != nil { components.percentEncodedPassword = Self.encodedPlaceholder }
-        if let items = components.percentEncodedQueryItems {
-            components.percentEncodedQueryItems = items.map { item in
-                let name = item.name.lowercased()
-                guard item.value != nil, queryNameFragments.contains(where: { name.contains($0) }) else { return item }
-                return URLQueryItem(name: item.name, value: Self.encodedPlaceholder)
-            }
-        }
+        if let query = components.percentEncodedQuery { components.percentEncodedQuery = redactedParameters(query, separator: "&") }
+        if let fragment = components.percentEncodedFragment { components.percentEncodedFragment = redactedParameters(fragment, separator: "&") }
+        components.percentEncodedPath = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            guard let semicolon = segment.firstIndex(of: ";") else { return String(segment) }
+            return segment[..<semicolon] + ";" + redactedParameters(String(segment[segment.index(after: semicolon)...]), separator: ";")
+        }.joined(separator: "/")
         return components.string ?? url.absoluteString
+    }
+
+    /// Whether a parameter named `name` (percent-encoded as it stands) carries a secret.
+    public func isSecret(parameter name: String) -> Bool {
+        let decoded = (name.removingPercentEncoding ?? name).lowercased()
+        return queryNameFragments.contains { decoded.contains($0) }
+    }
+
+    /// `text`, parameters `name=value` joined by `separator`, with secret values replaced.
+    private func redactedParameters(_ text: String, separator: Character) -> String {
+        text.split(separator: separator, omittingEmptySubsequences: false).map { parameter in
+            guard let equals = parameter.firstIndex(of: "="), isSecret(parameter: String(parameter[..<equals])) else { return String(parameter) }
+            return parameter[...equals] + Self.encodedPlaceholder
+        }.joined(separator: String(separator))
     }
 
     /// The header fields of `request`, sorted by name, with hidden values replaced.

@@ -686,7 +686,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func redirectRequest(after response: HTTPURLResponse) -> URLRequest? {
         guard let task, let target = FollowUpRules.redirectTarget(
             status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), relativeTo: request.url) else { return nil }
-        let proposed = FollowUpRules.redirectRequest(from: request, to: target, status: response.statusCode)
+        let proposed = RedirectRule.request(from: request, to: target, status: response.statusCode)
         return transport.observer?.curlTask(task, willRedirectWith: response, to: proposed)
     }
 

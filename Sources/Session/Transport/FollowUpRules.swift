@@ -4,9 +4,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// When a libcurl transfer answers a response with another request, and which: the redirect
-/// rules URLSession applies, and the one retry with a Basic credential. Pure: tested without a
-/// server. The manager still decides whether a proposed redirect is followed.
+/// When a libcurl transfer answers a response with another request, and which: a redirect's
+/// target (`RedirectRule` makes the request), and the one retry with a Basic credential. Pure:
+/// tested without a server. The manager still decides whether a proposed redirect is followed.
 enum FollowUpRules {
     /// The absolute target of a redirect response: a redirect status and a `Location`
     /// (relative to `url`). How many are followed is the manager's rule, for both transports.
@@ -15,25 +15,6 @@ enum FollowUpRules {
     static func redirectTarget(status: Int, location: @autoclosure () -> String?, relativeTo url: URL?) -> URL? {
         guard [301, 302, 303, 307, 308].contains(status), let location = location() else { return nil }
         return URL(string: location, relativeTo: url)?.absoluteURL
-    }
-
-    /// The request URLSession would follow a redirect with: 303 (except for HEAD), and 301/302
-    /// of a POST, turn into a GET without body; credentials are not carried to another host or
-    /// port.
-    static func redirectRequest(from request: URLRequest, to target: URL, status: Int) -> URLRequest {
-        var next = request
-        next.url = target
-        let method = request.httpMethod?.uppercased() ?? "GET"
-        if (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST") {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.httpBodyStream = nil
-            for header in ["Content-Type", "Content-Length"] { next.setValue(nil, forHTTPHeaderField: header) }
-        }
-        if target.host?.lowercased() != request.url?.host?.lowercased() || target.port != request.url?.port {
-            next.setValue(nil, forHTTPHeaderField: "Authorization")
-        }
-        return next
     }
 
     /// Whether a response is a Basic challenge the transport may answer: a 401 with a Basic
