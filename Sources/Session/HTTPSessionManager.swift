@@ -28,13 +28,15 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
     /// A manager for `baseURL` with `configuration` and `transport` (see
     /// `URLSessionManager.init(configuration:transport:)`).
     /// Defaults: `HTTPRequestSerializer` and `JSONResponseSerializer`.
-    public init(baseURL: URL? = nil, configuration: URLSessionConfiguration? = nil, transport: HTTPTransport = .libcurl) {
+    public init(
+        baseURL: URL? = nil, configuration: URLSessionConfiguration? = nil, transport: HTTPTransport = .libcurl, cookieJar: CookieJar = CookieJar()
+    ) {
         if let baseURL, !baseURL.path.isEmpty, !baseURL.absoluteString.hasSuffix("/") {
             self.baseURL = baseURL.appendingPathComponent("")
         } else {
             self.baseURL = baseURL
         }
-        super.init(configuration: configuration, transport: transport)
+        super.init(configuration: configuration, transport: transport, cookieJar: cookieJar)
     }
 
     /// Sets the security policy; a pinning policy needs an https `baseURL`, since without one

@@ -90,6 +90,7 @@ extension URLSessionManager: URLSessionDataDelegate {
     /// stop at the redirect response.
     func redirection(of task: URLSessionTask, in session: URLSession, response: HTTPURLResponse, to proposed: URLRequest) -> URLRequest? {
         let delegate = table.delegate(for: task)
+        storeCookies(of: response, for: task)
         if let delegate, delegate.didRedirect() > Self.maximumRedirects {
             delegate.didStopRedirects(after: response)
             return nil
@@ -110,7 +111,24 @@ extension URLSessionManager: URLSessionDataDelegate {
             return nil
         }
         let accepted = override(\.taskWillPerformHTTPRedirection).map { $0(session, task, response, request) } ?? request
-        return accepted.map(sessionConfiguration.addingCookies)
+        return accepted.map(addingCookies)
+    }
+
+    /// `request` with the jar's cookies for its URL (URLSession on Linux adds none to the
+    /// request a delegate chose to follow a redirect with, and the manager keeps its own jar).
+    private func addingCookies(to request: URLRequest) -> URLRequest {
+        guard sessionConfiguration.httpShouldSetCookies, let url = request.url, let cookies = cookieJar.headerValue(for: url) else { return request }
+        var request = request
+        request.setValue(cookies, forHTTPHeaderField: "Cookie")
+        return request
+    }
+
+    /// Keeps the cookies of a response that URLSession's own protocol received (the libcurl
+    /// transport stores its responses' cookies itself, each `Set-Cookie` line apart).
+    func storeCookies(of response: HTTPURLResponse, for task: URLSessionTask) {
+        guard sessionConfiguration.httpCookieAcceptPolicy != .never, table.delegate(for: task)?.isCarriedByLibcurl == false,
+              let url = response.url, let joined = response.value(forHTTPHeaderField: "Set-Cookie") else { return }
+        cookieJar.store(setCookies: CookieJar.splitJoinedSetCookie(joined), from: url)
     }
 
     /// Updates upload progress.
@@ -138,6 +156,7 @@ extension URLSessionManager: URLSessionDataDelegate {
     ) {
         // A redirect the task failed at is not its response.
         if table.delegate(for: dataTask)?.endedAtRedirect == true { return completionHandler(.cancel) }
+        if let response = response as? HTTPURLResponse { storeCookies(of: response, for: dataTask) }
         let disposition = override(\.dataTaskDidReceiveResponse)?(session, dataTask, response) ?? .allow
         guard let delegate = table.delegate(for: dataTask) else {
             completionHandler(disposition)

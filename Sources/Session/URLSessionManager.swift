@@ -81,9 +81,14 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// sensitive ones on a change of origin, where URLSession and the transport would add them
     /// to every request of the task, wherever it was redirected.
     private let additionalHeaders: [(name: String, value: String)]
-    /// `sessionConfiguration` without its additional headers: what sessions and the transport
-    /// are made with.
+    /// `sessionConfiguration` without its additional headers and cookie store: what sessions
+    /// and the transport are made with.
     private let carriedConfiguration: URLSessionConfiguration
+    /// The manager's cookies (`CookieJar`): in memory, its own unless it was given a jar
+    /// another manager has too. It replaces the configuration's `httpCookieStorage`, which on
+    /// Linux is saved to disk; the configuration's `httpShouldSetCookies` and
+    /// `httpCookieAcceptPolicy` still apply. Beyond AFNetworking.
+    public let cookieJar: CookieJar
     let processingQueue = DispatchQueue(label: "AFNetworking.processing", attributes: .concurrent)
     let table = TaskDelegateTable()
     private let creation = Locked(Creation())
@@ -95,8 +100,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// A manager with `configuration`, or by default `.default` without a `URLCache`: every
     /// data task otherwise pays for a cache lookup (a directory listing under `~/.cache` on
     /// Linux) that an API client rarely wants. `transport` chooses what carries the requests.
-    public init(configuration: URLSessionConfiguration? = nil, transport: HTTPTransport = .libcurl) {
+    public init(configuration: URLSessionConfiguration? = nil, transport: HTTPTransport = .libcurl, cookieJar: CookieJar = CookieJar()) {
         self.transport = transport
+        self.cookieJar = cookieJar
         sessionConfiguration = configuration ?? {
             let configuration = URLSessionConfiguration.default
             configuration.urlCache = nil
@@ -107,6 +113,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         }.sorted { $0.name < $1.name }
         carriedConfiguration = sessionConfiguration.copy() as? URLSessionConfiguration ?? sessionConfiguration
         carriedConfiguration.httpAdditionalHeaders = nil
+        // The manager keeps cookies in its jar: URLSession neither reads nor writes a store.
+        carriedConfiguration.httpCookieStorage = nil
         operationQueue = OperationQueue()
         operationQueue.maxConcurrentOperationCount = 1
         operationQueue.name = "AFNetworking.delegate"
@@ -572,6 +580,10 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             }
             let (session, curlTransport) = try currentCarrier(&state)
             var request = additionalHeaders.isEmpty ? request : Self.withAdditionalHeaders(additionalHeaders, on: request)
+            if sessionConfiguration.httpShouldSetCookies, request.value(forHTTPHeaderField: "Cookie") == nil, let url = request.url,
+               let cookies = cookieJar.headerValue(for: url) {
+                request.setValue(cookies, forHTTPHeaderField: "Cookie")
+            }
             if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
             let (prepared, bodyStream) = Self.prepared(
                 request, carriedBy: curlTransport, configurationTimeout: sessionConfiguration.timeoutIntervalForRequest)
@@ -643,7 +655,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         do {
             let curlTransport = try CurlTransport(
                 policy: state.securityPolicy, configuration: carriedConfiguration,
-                receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, observer: self)
+                receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, cookieJar: cookieJar, observer: self)
             state.curlTransport = curlTransport
             return (session, curlTransport)
         } catch {

@@ -18,16 +18,13 @@ final class SessionConfigurationTests: XCTestCase {
         cookieName = "afn-\(UUID().uuidString.prefix(8))"
     }
 
-    override func tearDown() {
-        let storage = HTTPCookieStorage.shared
-        for cookie in storage.cookies ?? [] where cookie.name == cookieName { storage.deleteCookie(cookie) }
-    }
-
-    private func manager(_ configure: (URLSessionConfiguration) -> Void) throws -> HTTPSessionManager {
+    private func manager(jar: CookieJar = CookieJar(), _ configure: (URLSessionConfiguration) -> Void) throws -> HTTPSessionManager {
         let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
         configure(configuration)
-        return try makeHTTPBinManager(configuration: configuration)
+        let manager = HTTPSessionManager(baseURL: try HTTPBin.url("/"), configuration: configuration, transport: .underTest, cookieJar: jar)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
     }
 
     func testAdditionalHeadersOfTheConfigurationAreSent() async throws {
@@ -43,7 +40,7 @@ final class SessionConfigurationTests: XCTestCase {
     }
 
     func testACookieSetByAResponseIsSentAlongItsRedirectAndWithTheNextRequest() async throws {
-        let manager = try manager { $0.httpCookieStorage = .shared }
+        let manager = try manager { _ in }
         let redirected = try await manager.get("cookies/set", parameters: [cookieName: "v1"], as: Cookies.self)
         XCTAssertEqual(redirected.cookies[cookieName], "v1")
         let next = try await manager.get("cookies", as: Cookies.self)
@@ -51,25 +48,30 @@ final class SessionConfigurationTests: XCTestCase {
     }
 
     func testStoredCookiesAreNotSentWhenTheConfigurationSetsNone() async throws {
-        let storing = try manager { $0.httpCookieStorage = .shared }
+        let jar = CookieJar()
+        let storing = try manager(jar: jar) { _ in }
         let stored = try await storing.get("cookies/set", parameters: [cookieName: "v1"], as: Cookies.self)
         XCTAssertEqual(stored.cookies[cookieName], "v1", "the cookie was not stored in the first place")
-        let manager = try manager {
-            $0.httpCookieStorage = .shared
-            $0.httpShouldSetCookies = false
-        }
+        let manager = try manager(jar: jar) { $0.httpShouldSetCookies = false }
         let echo = try await manager.get("cookies", as: Cookies.self)
         XCTAssertNil(echo.cookies[cookieName])
     }
 
     func testNoCookieIsStoredWhenTheConfigurationAcceptsNone() async throws {
-        let manager = try manager {
-            $0.httpCookieStorage = .shared
-            $0.httpCookieAcceptPolicy = .never
-        }
+        let manager = try manager { $0.httpCookieAcceptPolicy = .never }
         let redirected = try await manager.get("cookies/set", parameters: [cookieName: "v1"], as: Cookies.self)
         XCTAssertNil(redirected.cookies[cookieName])
-        XCTAssertFalse((HTTPCookieStorage.shared.cookies ?? []).contains { $0.name == cookieName })
+        XCTAssertFalse(manager.cookieJar.cookies.contains { $0.name == cookieName })
+    }
+
+    func testEachManagerHasItsOwnCookiesAndNoneGoToTheSharedStore() async throws {
+        let first = try manager { _ in }
+        _ = try await first.get("cookies/set", parameters: [cookieName: "v1"], as: Cookies.self)
+        XCTAssertTrue(first.cookieJar.cookies.contains { $0.name == cookieName })
+        let second = try manager { _ in }
+        let echo = try await second.get("cookies", as: Cookies.self)
+        XCTAssertNil(echo.cookies[cookieName], "a new manager saw another manager's cookie")
+        XCTAssertFalse((HTTPCookieStorage.shared.cookies ?? []).contains { $0.name == cookieName }, "the shared store (saved to disk) got it")
     }
 
     func testAPOSTBodyWithoutAContentTypeIsSentAsAForm() async throws {

@@ -17,7 +17,8 @@ enum RetryAfter {
     /// The three date forms HTTP accepts: IMF-fixdate, RFC 850 and asctime.
     private static let formats = ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"]
 
-    private static func httpDate(_ value: String) -> Date? {
+    /// `value` read in one of `formats` (default: HTTP's three forms), or `nil`.
+    static func httpDate(_ value: String, formats: [String] = formats) -> Date? {
         for format in formats {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")

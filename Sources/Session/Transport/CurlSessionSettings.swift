@@ -7,16 +7,15 @@ import FoundationNetworking
 /// request, applied by `CurlTransfer` as URLSession's own protocol applies them. (URLSession
 /// adds stored cookies to each task's request itself, and the manager to redirects; the
 /// manager puts the configuration's additional headers on each task's request.)
-struct CurlSessionSettings: @unchecked Sendable {
-    // @unchecked: only `cookieStorage` is not Sendable; HTTPCookieStorage locks itself.
+struct CurlSessionSettings: Sendable {
 
-    /// Receives the cookies of responses, unless the accept policy is `.never`.
-    let cookieStorage: HTTPCookieStorage?
+    /// Receives the cookies of responses (the manager's jar), unless the accept policy is `.never`.
+    let cookieJar: CookieJar?
     /// Connections libcurl opens to one host at most.
     let maximumConnectionsPerHost: Int
 
-    init(_ configuration: URLSessionConfiguration) {
-        cookieStorage = configuration.httpCookieAcceptPolicy == .never ? nil : configuration.httpCookieStorage
+    init(_ configuration: URLSessionConfiguration, cookieJar: CookieJar?) {
+        self.cookieJar = configuration.httpCookieAcceptPolicy == .never ? nil : cookieJar
         maximumConnectionsPerHost = max(1, configuration.httpMaximumConnectionsPerHost)
     }
 
@@ -29,8 +28,6 @@ struct CurlSessionSettings: @unchecked Sendable {
     /// Stores the cookies of a response from `url`, one `Set-Cookie` value at a time (joined,
     /// the commas of their dates would split them wrongly).
     func storeCookies(_ setCookieValues: [String], from url: URL) {
-        guard let storage = cookieStorage else { return }
-        let cookies = setCookieValues.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
-        if !cookies.isEmpty { storage.setCookies(cookies, for: url, mainDocumentURL: nil) }
+        cookieJar?.store(setCookies: setCookieValues, from: url)
     }
 }

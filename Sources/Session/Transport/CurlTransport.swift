@@ -70,17 +70,18 @@ package final class CurlTransport: @unchecked Sendable {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }()
 
-    /// A transport for `policy` and the session `configuration`; throws
+    /// A transport for `policy` and the session `configuration`, storing the cookies of
+    /// responses in `cookieJar`; throws
     /// `TransportError.libcurlUnavailable` when libcurl or OpenSSL cannot be loaded.
     package init(
         policy: SecurityPolicy, configuration: URLSessionConfiguration,
         receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, connection: ConnectionSettings = ConnectionSettings(),
-        observer: any CurlTransferObserver
+        cookieJar: CookieJar? = nil, observer: any CurlTransferObserver
     ) throws {
         if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
         guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
         self.policy = policy
-        settings = CurlSessionSettings(configuration)
+        settings = CurlSessionSettings(configuration, cookieJar: cookieJar)
         self.receiveWindowLimit = receiveWindowLimit
         self.connection = connection
         proxyRoutes = ProxyRoutes.resolve(

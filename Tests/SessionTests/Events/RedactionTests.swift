@@ -29,4 +29,30 @@ final class RedactionTests: XCTestCase {
         let url = URL(string: "http://127.0.0.1:8080/get?page=2&q=a%20b")!
         XCTAssertEqual(Redaction().url(url), url.absoluteString)
     }
+
+    func testTokenHeadersOfCommonAPIsAreHidden() {
+        for name in ["Private-Token", "X-Amz-Security-Token", "X-Csrf-Token", "X-Goog-Api-Key"] {
+            XCTAssertEqual(Redaction().value("secret", ofHeader: name), Redaction.placeholder, name)
+        }
+    }
+
+    func testSecretFragmentParametersAreHidden() {
+        let url = URL(string: "https://app.example/callback#access_token=abc&state=xyz")!
+        XCTAssertEqual(Redaction().url(url), "https://app.example/callback#access_token=%3Credacted%3E&state=xyz")
+    }
+
+    func testPercentEncodedNamesAreComparedDecoded() {
+        let url = URL(string: "https://api.example/x?%74oken=abc&p%61ssword=pw")!
+        XCTAssertEqual(Redaction().url(url), "https://api.example/x?%74oken=%3Credacted%3E&p%61ssword=%3Credacted%3E")
+    }
+
+    func testJWTSignatureAndAuthorizationCodeValuesAreHidden() {
+        let url = URL(string: "https://api.example/x?jwt=eyJ&sig=s&code=c&page=1")!
+        XCTAssertEqual(Redaction().url(url), "https://api.example/x?jwt=%3Credacted%3E&sig=%3Credacted%3E&code=%3Credacted%3E&page=1")
+    }
+
+    func testSecretPathParametersAreHidden() {
+        let url = URL(string: "https://shop.example/cart;jsessionid=ABC123/items;color=red")!
+        XCTAssertEqual(Redaction().url(url), "https://shop.example/cart;jsessionid=%3Credacted%3E/items;color=red")
+    }
 }
