@@ -111,6 +111,7 @@ public final class CookieJar: @unchecked Sendable {
     public func cookies(for url: URL) -> [Cookie] {
         let now = Date()
         return state.withLock { state in
+            if state.cookies.isEmpty { return [] }
             state.cookies.removeAll { $0.cookie.isExpired(at: now) }
             return state.cookies.filter { $0.cookie.matches(url) }
                 .sorted { ($0.cookie.path.count, $1.order) > ($1.cookie.path.count, $0.order) }.map(\.cookie)

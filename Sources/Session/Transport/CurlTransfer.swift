@@ -54,6 +54,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var proxyFailure: ProxyError?
     /// The hop's body stream, read away from the transport's queue.
     private var bodyReader: StreamedBodyReader?
+    /// libcurl paused sending until the body stream has bytes.
+    private var isWaitingForBody = false
     /// Why this hop's response head was refused, if it was.
     private var framingFault: ResponseFramingError?
     /// TLS handshakes the current hop began: through an `.https` proxy the first is the
@@ -765,8 +767,13 @@ final class CurlTransfer: @unchecked Sendable {
     /// Sending resumes after the body stream had no bytes for libcurl; on the transport's
     /// queue. Receiving stays paused if the window paused it.
     func resumeSending() {
+        isWaitingForBody = false
         if let easy { _ = afn_easy_pause(easy, window.isPaused ? CurlPause.receive : CurlPause.resumeAll) }
     }
+
+    /// Whether libcurl paused the transfer for its consumer or its body source (its socket is
+    /// then unwatched, yet not in the pool).
+    var isPaused: Bool { window.isPaused || isWaitingForBody }
 
     private static let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
         buffer, size, count, context in
@@ -795,7 +802,9 @@ final class CurlTransfer: @unchecked Sendable {
             case .end:
                 hopRequestEnd = Date()
                 return 0
-            case .pause: return CurlSocket.readFunctionPause
+            case .pause:
+                isWaitingForBody = true
+                return CurlSocket.readFunctionPause
             case .failed, nil: return CurlSocket.readFunctionAbort
             }
         }

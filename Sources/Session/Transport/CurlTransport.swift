@@ -307,11 +307,13 @@ package final class CurlTransport: @unchecked Sendable {
     }
 
     private static let socketCallback: @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
-        _, socket, what, context, _ in
+        easy, socket, what, context, _ in
         guard let context else { return 0 }
         let transport = Unmanaged<CurlTransport>.fromOpaque(context).takeUnretainedValue()
         if what == CurlSocket.pollRemove {
-            transport.sockets.unwatch(socket)
+            // A transfer paused for its consumer or its body source stops watching its socket too.
+            let paused = easy.flatMap { transport.transfers[$0] }?.isPaused ?? false
+            transport.sockets.unwatch(socket, pooled: !paused)
         } else {
             transport.sockets.watch(socket, read: what & CurlSocket.pollIn != 0, write: what & CurlSocket.pollOut != 0) { [weak transport] events in
                 transport?.socketAction(socket, events: events)
