@@ -41,7 +41,7 @@ enum RedirectRule {
     /// The request to follow a redirect from `previous` with, as `proposed` by the transport
     /// (its URL the `Location`, its headers the previous request's), or why it is refused.
     static func follow(
-        _ proposed: URLRequest, from previous: URL, sensitiveHeaders: Set<String>, trusted: Bool
+        _ proposed: URLRequest, from previous: URL, redaction: Redaction, trusted: Bool
     ) -> Result<URLRequest, Refusal> {
         guard let target = proposed.url else { return .success(proposed) }
         if isUnixSocket(target), !isUnixSocket(previous) || origin(of: target) != origin(of: previous) {
@@ -51,7 +51,7 @@ enum RedirectRule {
         var next = proposed
         for name in (proposed.allHTTPHeaderFields ?? [:]).keys {
             let lowercased = name.lowercased()
-            if credentialHeaders.contains(lowercased) || sensitiveHeaders.contains(lowercased) {
+            if credentialHeaders.contains(lowercased) || redaction.isSecret(header: name) {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
         }

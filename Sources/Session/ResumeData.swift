@@ -30,8 +30,8 @@ struct ResumeData: Codable, Equatable {
         guard let url = request.url, bytesReceived > 0, strongTag != nil || lastModified != nil else { return nil }
         self.url = url
         method = request.httpMethod ?? "GET"
-        let sensitive = Redaction().headers
-        headers = (request.allHTTPHeaderFields ?? [:]).filter { !sensitive.contains($0.key.lowercased()) }
+        let redaction = Redaction()
+        headers = (request.allHTTPHeaderFields ?? [:]).filter { !redaction.isSecret(header: $0.key) }
         partialFilePath = partialFile.path
         self.bytesReceived = bytesReceived
         self.entityTag = strongTag

@@ -98,7 +98,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         var request = proposed
         if let previous = response.url {
             let (redaction, trusted) = (self.redaction, sendsCredentialsAcrossOrigins)
-            switch RedirectRule.follow(proposed, from: previous, sensitiveHeaders: redaction.headers,
+            switch RedirectRule.follow(proposed, from: previous, redaction: redaction,
                                        trusted: delegate?.sendsCredentialsAcrossOrigins ?? trusted) {
             case .success(let next): request = next
             case .failure(let refusal):

@@ -23,6 +23,10 @@ public struct Redaction: Sendable, Equatable {
     /// percent-decoding (`%74oken` is `token`). Default: `token`, `key`, `secret`, `password`,
     /// `passwd`, `signature`, `sig`, `auth`, `credential`, `session`, `jwt`, `code`.
     public var queryNameFragments: Set<String>
+    /// Headers whose values are hidden too: a name containing any of these, case-insensitively
+    /// (`X-Access-Token`, `X-Session-Secret`, `X-Upstream-Authorization`). Default: `token`,
+    /// `secret`, `password`, `api-key`, `apikey`, `authorization`, `credential`, `cookie`.
+    public var headerNameFragments: Set<String>
 
     /// The default redaction, with `additionalHeaders` hidden as well.
     public init(additionalHeaders: Set<String> = []) {
@@ -31,11 +35,19 @@ public struct Redaction: Sendable, Equatable {
             .map { $0.lowercased() }).union(additionalHeaders.map { $0.lowercased() })
         queryNameFragments = ["token", "key", "secret", "password", "passwd", "signature", "sig", "auth", "credential", "session", "jwt",
                               "code"]
+        headerNameFragments = ["token", "secret", "password", "api-key", "apikey", "authorization", "credential", "cookie"]
     }
 
     /// `value`, or the placeholder when the header `name` is hidden.
     public func value(_ value: String, ofHeader name: String) -> String {
-        headers.contains(name.lowercased()) ? Self.placeholder : value
+        isSecret(header: name) ? Self.placeholder : value
+    }
+
+    /// Whether the header `name` carries a secret: named in `headers`, or containing one of
+    /// `headerNameFragments`, in any case.
+    public func isSecret(header name: String) -> Bool {
+        let lowercased = name.lowercased()
+        return headers.contains(lowercased) || headerNameFragments.contains { lowercased.contains($0) }
     }
 
     /// `url` with the values of secret query, fragment and path parameters (and any password)

@@ -55,4 +55,11 @@ final class RedactionTests: XCTestCase {
         let url = URL(string: "https://shop.example/cart;jsessionid=ABC123/items;color=red")!
         XCTAssertEqual(Redaction().url(url), "https://shop.example/cart;jsessionid=%3Credacted%3E/items;color=red")
     }
+
+    func testHeadersNamedLikeSecretsAreHidden() {
+        for name in ["X-Access-Token", "X-Session-Secret", "X-Upstream-Authorization", "X-Partner-ApiKey", "X-Db-Password"] {
+            XCTAssertEqual(Redaction().value("secret", ofHeader: name), Redaction.placeholder, name)
+        }
+        XCTAssertEqual(Redaction().value("abc", ofHeader: "X-Request-Id"), "abc")
+    }
 }
