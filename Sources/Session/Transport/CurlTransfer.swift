@@ -315,13 +315,7 @@ final class CurlTransfer: @unchecked Sendable {
             fail(URLError(.requestBodyStreamExhausted, userInfo: failingURLInfo(url)))
             return nil
         }
-        if case .stream(let stream, _) = body {
-            let reader = StreamedBodyReader(stream: stream) { [weak self, transport] in
-                if let self { transport.resumeSending(self) }
-            }
-            bodyReader = reader
-            reader.start()
-        }
+        if case .stream(let stream, _) = body { startReadingBody(stream) }
         guard let hop = timeouts.hopMilliseconds(elapsed: Self.seconds(from: transferStart)) else {
             fail(timeouts.error(.total, url: request.url))
             return nil
@@ -764,6 +758,16 @@ final class CurlTransfer: @unchecked Sendable {
         if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) }
     }
 
+    /// Reads `stream` for libcurl from its current position, away from the transport's queue.
+    private func startReadingBody(_ stream: InputStream) {
+        let reader = StreamedBodyReader(stream: stream) { [weak self, transport] in
+            if let self { transport.resumeSending(self) }
+        }
+        bodyReader = reader
+        isWaitingForBody = false
+        reader.start()
+    }
+
     /// Sending resumes after the body stream had no bytes for libcurl; on the transport's
     /// queue. Receiving stays paused if the window paused it.
     func resumeSending() {
@@ -811,14 +815,27 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// libcurl rewinds the body to re-send a request on a fresh connection when a reused one
-    /// was closed before any response byte (the keep-alive race): a data body starts over, a
-    /// stream cannot (CURL_SEEKFUNC_CANTSEEK: the task fails, and a retry policy decides).
+    /// was closed before any response byte (the keep-alive race): a data body starts over at
+    /// any offset; a stream that can be replayed (a file, multipart of files and data) starts
+    /// over from its beginning when no read of it is in flight; any other stream cannot
+    /// (CURL_SEEKFUNC_CANTSEEK: the task fails, and a retry policy decides).
     private static let seekCallback: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int32 = { context, offset, origin in
         let transfer = transfer(context)
-        guard case .data(let data, _) = transfer.body else { return 2 }
-        guard origin == SEEK_SET, offset >= 0, offset <= Int64(data.count) else { return 1 }
-        transfer.body = .data(data, offset: Int(offset))
-        return 0
+        switch transfer.body {
+        case .data(let data, _):
+            guard origin == SEEK_SET, offset >= 0, offset <= Int64(data.count) else { return 1 }
+            transfer.body = .data(data, offset: Int(offset))
+            return 0
+        case .stream(let stream, _):
+            guard origin == SEEK_SET, offset == 0, let upload = stream as? UploadBodyStream, upload.isRewindable,
+                  transfer.bodyReader?.isIdle ?? true else { return 2 }
+            transfer.bodyReader?.stop()
+            guard upload.rewind() else { return 1 }
+            transfer.startReadingBody(stream)
+            return 0
+        case .none:
+            return 2
+        }
     }
 
     private static let progressCallback: @convention(c) (UnsafeMutableRawPointer?, Int64, Int64, Int64, Int64) -> Int32 = {

@@ -51,6 +51,34 @@ final class ConnectionReuseTests: XCTestCase {
         }
     }
 
+    func testAFileAndAMultipartBodyAreResentOnAFreshConnectionToo() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = try directory.file("body.bin", contents: Data(repeating: 0x61, count: 100_000))
+        let manager = manager()
+        for attempt in 1...2 {
+            var request = URLRequest(url: try FaultServer.url("/once-per-connection/0"))
+            request.httpMethod = "PUT"
+            let done = expectation(description: "file upload \(attempt)")
+            let failure = Locked<(any Error)?>(nil)
+            manager.resume(try manager.uploadTask(with: request, fromFile: file) { _, _, error in
+                failure.withLock { $0 = error }
+                done.fulfill()
+            })
+            wait(for: [done], timeout: 10)
+            XCTAssertNil(failure.withLock { $0 }, "file upload \(attempt)")
+        }
+        for attempt in 1...2 {
+            let multipart = try HTTPRequestSerializer().multipartFormRequest(
+                method: "POST", urlString: try FaultServer.url("/once-per-connection/0").absoluteString, parameters: ["a": "1"]
+            ) { form in
+                try form.appendPart(withFileURL: file, name: "file")
+            }
+            let result = send(multipart, with: manager)
+            XCTAssertNil(result.error, "multipart \(attempt): \(String(describing: result.error))")
+        }
+    }
+
     func testAPlainHTTPRequestNeverWaitsBehindAnotherResponseOfTheSameOrigin() throws {
         let manager = manager()
         let slow = expectation(description: "slow")
