@@ -10,25 +10,25 @@ import FoundationNetworking
 /// seconds (NaN and negative values are refused; infinity means no limit). Pure: tested
 /// without a server.
 enum RequestValidation {
-    /// The first problem of `request` sent with `additionalHeaders` and the given timeouts, or `nil`.
-    static func problem(
-        of request: URLRequest, additionalHeaders: [AnyHashable: Any]?, timeouts: KeyValuePairs<String, TimeInterval?>
-    ) -> String? {
+    /// The first problem of `request` sent with the given timeouts, or `nil`.
+    static func problem(of request: URLRequest, timeouts: KeyValuePairs<String, TimeInterval?>) -> String? {
         let method = request.httpMethod ?? "GET"
         guard isToken(method) else { return "the method \(quoted(method)) is not an RFC 9110 token" }
         if let problem = request.allHTTPHeaderFields.flatMap(problem(of:)) { return problem }
-        if let additionalHeaders {
-            var fields: [String: String] = [:]
-            for (name, value) in additionalHeaders {
-                guard let name = name as? String else { return "an additional header's name is not a string" }
-                fields[name] = "\(value)"
-            }
-            if let problem = problem(of: fields) { return "httpAdditionalHeaders: \(problem)" }
-        }
         for (name, seconds) in timeouts {
             if let seconds, seconds.isNaN || seconds < 0 { return "\(name) is \(seconds): a timeout is a number of seconds, at least 0" }
         }
         return nil
+    }
+
+    /// The first problem of a configuration's `httpAdditionalHeaders`, or `nil`.
+    static func problem(ofAdditionalHeaders headers: [AnyHashable: Any]) -> String? {
+        var fields: [String: String] = [:]
+        for (name, value) in headers {
+            guard let name = name as? String else { return "httpAdditionalHeaders: a name is not a string" }
+            fields[name] = "\(value)"
+        }
+        return problem(of: fields).map { "httpAdditionalHeaders: \($0)" }
     }
 
     private static func problem(of fields: [String: String]) -> String? {

@@ -184,8 +184,12 @@ final class TaskDelegate: @unchecked Sendable {
         if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
         // With a content coding the declared length counts encoded bytes while the body is
         // counted decoded: the total is unknown rather than a fraction past 1.
-        let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
-        let expected = coding == nil || coding == "" || coding == "identity" ? response.expectedContentLength : -1
+        // The header is read only for a declared length (a lookup costs thousands of instructions).
+        var expected = response.expectedContentLength
+        if expected >= 0, let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
+           !coding.isEmpty, coding != "identity" {
+            expected = -1
+        }
         state.withLock { state in
             let offset = state.writer?.bytesInFile ?? 0
             // The declared length is the server's: a sum past Int64.max is an unknown total.

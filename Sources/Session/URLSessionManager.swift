@@ -81,6 +81,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// sensitive ones on a change of origin, where URLSession and the transport would add them
     /// to every request of the task, wherever it was redirected.
     private let additionalHeaders: [(name: String, value: String)]
+    /// Why the additional headers cannot be sent (checked once: they are read at init only).
+    private let additionalHeadersProblem: String?
     /// `sessionConfiguration` without its additional headers and cookie store: what sessions
     /// and the transport are made with.
     private let carriedConfiguration: URLSessionConfiguration
@@ -108,6 +110,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             configuration.urlCache = nil
             return configuration
         }()
+        additionalHeadersProblem = sessionConfiguration.httpAdditionalHeaders.flatMap(RequestValidation.problem(ofAdditionalHeaders:))
         additionalHeaders = (sessionConfiguration.httpAdditionalHeaders ?? [:]).compactMap { name, value in
             (name as? String).map { ($0, "\(value)") }
         }.sorted { $0.name < $1.name }
@@ -571,8 +574,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         let configuration = configuration.withLock { $0 }
         return try creation.withLock { state in
             guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
-            if let problem = RequestValidation.problem(
-                of: request, additionalHeaders: sessionConfiguration.httpAdditionalHeaders,
+            if let problem = additionalHeadersProblem ?? RequestValidation.problem(
+                of: request,
                 timeouts: ["timeoutInterval": request.timeoutInterval, "timeoutIntervalForRequest": sessionConfiguration.timeoutIntervalForRequest,
                            "timeoutIntervalForResource": sessionConfiguration.timeoutIntervalForResource,
                            "connectTimeout": state.connection.connectTimeout]) {

@@ -45,7 +45,7 @@ final class DownloadStagingTests: XCTestCase {
 
     func testDirectoryOfAnotherUserIsRefused() throws {
         // As root (CI): a directory another user made first, private to that user.
-        guard geteuid() == 0 else { throw XCTSkip("chown to another user needs root") }
+        try Privileges.requireRoot(for: "chown to another user")
         let staging = DownloadStaging(parent: scratch.url)
         XCTAssertEqual(mkdir(staging.directory.path, 0o700), 0)
         XCTAssertEqual(chown(staging.directory.path, 65534, 65534), 0)

@@ -1,11 +1,16 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One cookie as a `Set-Cookie` header set it (RFC 6265, section 5.2, with RFC 6265bis's
 /// `SameSite`), a value kept by a `CookieJar`. Pure: parsed and matched without a server.
 /// AFNetworking leaves cookies to `NSHTTPCookieStorage`; on Linux that store cannot be made
 /// private to a manager and saves to disk, so the manager keeps its own.
 public struct Cookie: Sendable, Hashable {
+    /// The cookie's name, as the server wrote it.
     public var name: String
+    /// The cookie's value, as the server wrote it (no quotes removed).
     public var value: String
     /// The host (a host-only cookie) or the domain it is sent to, lower-case, without a leading dot.
     public var domain: String
@@ -74,7 +79,7 @@ public struct Cookie: Sendable, Hashable {
 
     /// RFC 6265 domain-match: `host` is `domain` or ends with "." and `domain` (never for an IP address).
     static func domain(_ domain: String, covers host: String) -> Bool {
-        host == domain || (host.hasSuffix("." + domain) && isName(host))
+        host == domain || (host.hasSuffix("." + domain) && !isAddress(host))
     }
 
     /// RFC 6265 path-match.
@@ -95,7 +100,10 @@ public struct Cookie: Sendable, Hashable {
     }
 }
 
-/// Whether `host` is a name rather than an IPv4 or IPv6 literal.
-private func isName(_ host: String) -> Bool {
-    !(host.contains(":") || host.split(separator: ".").allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) })
+/// Whether `host` is an IPv4 or IPv6 literal (brackets allowed), which no domain covers.
+private func isAddress(_ host: String) -> Bool {
+    let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    var v4 = in_addr()
+    var v6 = in6_addr()
+    return inet_pton(AF_INET, literal, &v4) == 1 || inet_pton(AF_INET6, literal, &v6) == 1
 }

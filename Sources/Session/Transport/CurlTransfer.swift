@@ -315,7 +315,6 @@ final class CurlTransfer: @unchecked Sendable {
             fail(URLError(.requestBodyStreamExhausted, userInfo: failingURLInfo(url)))
             return nil
         }
-        if case .stream(let stream, _) = body { startReadingBody(stream) }
         guard let hop = timeouts.hopMilliseconds(elapsed: Self.seconds(from: transferStart)) else {
             fail(timeouts.error(.total, url: request.url))
             return nil
@@ -324,6 +323,7 @@ final class CurlTransfer: @unchecked Sendable {
             fail(URLError(.unknown, userInfo: failingURLInfo(url)))
             return nil
         }
+        if case .stream(let stream, _) = body { startReadingBody(stream) }
         self.easy = easy
         state.handleStarted()
         receivedResponseBytes = false
@@ -759,7 +759,10 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Reads `stream` for libcurl from its current position, away from the transport's queue.
+    /// The stream counts as consumed from now on: the reader reads ahead of libcurl, so a hop
+    /// that sent nothing may still have advanced it.
     private func startReadingBody(_ stream: InputStream) {
+        body = .stream(stream, consumed: true)
         let reader = StreamedBodyReader(stream: stream) { [weak self, transport] in
             if let self { transport.resumeSending(self) }
         }
@@ -799,8 +802,7 @@ final class CurlTransfer: @unchecked Sendable {
             data.copyBytes(to: buffer, from: (data.startIndex + offset)..<(data.startIndex + offset + count))
             body = .data(data, offset: offset + count)
             return count
-        case .stream(let stream, _):
-            body = .stream(stream, consumed: true)
+        case .stream:
             switch bodyReader?.take(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)) {
             case .bytes(let count): return count
             case .end:

@@ -25,6 +25,8 @@ final class CookieJarTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(Cookie(setCookie: "a=1", from: https)).path, "/v1", "the default path")
         XCTAssertNil(Cookie(setCookie: "novalue", from: https))
         XCTAssertNil(Cookie(setCookie: "a=1; Domain=other.com", from: https), "a domain that does not cover the host")
+        XCTAssertNil(Cookie(setCookie: "a=1; Domain=0.0.1", from: URL(string: "http://127.0.0.1/")!), "no domain covers an address")
+        XCTAssertNil(Cookie(setCookie: "a=1; Domain=1", from: URL(string: "http://[::1]/")!), "no domain covers an address")
     }
 
     func testSecureCookiesAreSentOnlyOverHTTPS() {

@@ -18,20 +18,29 @@ final class StreamedBodyTests: XCTestCase {
         return manager
     }
 
-    /// Starts a POST whose body never comes; returns the task and an expectation of its end.
-    private func stalledUpload(_ manager: URLSessionManager, stream: StalledInputStream, timeout: TimeInterval,
-                               error: Locked<(any Error)?>) throws -> (URLSessionTask, XCTestExpectation) {
+    /// A POST whose body never comes, started on `manager`: its task, the expectation of its end,
+    /// the error it ended with, and its stream (released when the test ends, freeing the reader).
+    private struct Stall {
+        let task: URLSessionTask
+        let done: XCTestExpectation
+        let error: Locked<(any Error)?>
+    }
+
+    private func stalledUpload(_ manager: URLSessionManager, timeout: TimeInterval) throws -> Stall {
+        let stream = StalledInputStream()
+        addTeardownBlock { stream.release() }
         var request = URLRequest(url: try HTTPBin.url("/post"))
         request.httpMethod = "POST"
         request.httpBodyStream = stream
         request.timeoutInterval = timeout
         let done = expectation(description: "stalled upload")
+        let error = Locked<(any Error)?>(nil)
         let task = try manager.uploadTask(withStreamedRequest: request) { _, _, failure in
             error.withLock { $0 = failure }
             done.fulfill()
         }
         manager.resume(task)
-        return (task, done)
+        return Stall(task: task, done: done, error: error)
     }
 
     private func quickGET(_ manager: URLSessionManager) throws -> TimeInterval {
@@ -51,37 +60,28 @@ final class StreamedBodyTests: XCTestCase {
 
     func testAStalledBodyDoesNotHoldUpAnotherTransfer() throws {
         let manager = manager()
-        let stream = StalledInputStream()
-        defer { stream.release() }
-        let error = Locked<(any Error)?>(nil)
-        let (task, done) = try stalledUpload(manager, stream: stream, timeout: 30, error: error)
+        let stall = try stalledUpload(manager, timeout: 30)
         usleep(300_000)
         XCTAssertLessThan(try quickGET(manager), 1)
-        task.cancel()
-        wait(for: [done], timeout: 5)
+        stall.task.cancel()
+        wait(for: [stall.done], timeout: 5)
     }
 
     func testTheIdleTimeoutFiresWhileTheBodyStalls() throws {
-        let stream = StalledInputStream()
-        defer { stream.release() }
-        let error = Locked<(any Error)?>(nil)
         let started = Date()
-        let (_, done) = try stalledUpload(manager(), stream: stream, timeout: 1, error: error)
-        wait(for: [done], timeout: 5)
-        XCTAssertEqual((error.withLock { $0 } as? URLError)?.code, .timedOut)
+        let stall = try stalledUpload(manager(), timeout: 1)
+        wait(for: [stall.done], timeout: 5)
+        XCTAssertEqual((stall.error.withLock { $0 } as? URLError)?.code, .timedOut)
         XCTAssertLessThan(Date().timeIntervalSince(started), 3)
     }
 
     func testACancelledTaskWithAStalledBodyFreesTheTransport() throws {
         let manager = manager()
-        let stream = StalledInputStream()
-        defer { stream.release() }
-        let error = Locked<(any Error)?>(nil)
-        let (task, done) = try stalledUpload(manager, stream: stream, timeout: 30, error: error)
+        let stall = try stalledUpload(manager, timeout: 30)
         usleep(300_000)
-        task.cancel()
-        wait(for: [done], timeout: 5)
-        XCTAssertEqual((error.withLock { $0 } as? URLError)?.code, .cancelled)
+        stall.task.cancel()
+        wait(for: [stall.done], timeout: 5)
+        XCTAssertEqual((stall.error.withLock { $0 } as? URLError)?.code, .cancelled)
         XCTAssertLessThan(try quickGET(manager), 1)
     }
 }
