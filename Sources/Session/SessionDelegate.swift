@@ -11,7 +11,7 @@ import FoundationNetworking
 /// task table holds it), so a fire-and-forget request still completes; once nobody holds it
 /// and no task is left, it is freed and invalidates its session, which then releases this
 /// object.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, TransferRegistry, Sendable {
     private let reference: WeakManager
 
     init(manager: URLSessionManager) {
@@ -19,6 +19,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private var manager: URLSessionManager? { reference.manager }
+
+    /// The registration of a task of this session with the manager's transport: its
+    /// `TaskDelegate`'s, the one entry the manager keeps for the task.
+    func transferRegistration(for task: URLSessionTask) -> TransferRegistration? {
+        manager?.table.delegate(for: task)?.transferRegistration
+    }
 
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
         manager?.urlSession(session, didBecomeInvalidWithError: error)
@@ -66,7 +72,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 }
 
 /// A weak reference to a manager; `weak` properties cannot be `let`, and this one is set once.
-private final class WeakManager: @unchecked Sendable {
+final class WeakManager: @unchecked Sendable {
     // @unchecked: `manager` is written once, in `init`; Swift's weak references are atomic.
     weak var manager: URLSessionManager?
 

@@ -104,8 +104,10 @@ final class TaskDelegate: @unchecked Sendable {
     let task: URLSessionTask
     let kind: Kind
     let session: URLSession
-    /// Whether the task is carried by the manager's `CurlTransport`.
-    let isCarriedByLibcurl: Bool
+    /// The manager's `CurlTransport` carrying the task, if libcurl carries it.
+    let curlTransport: CurlTransport?
+    /// The manager, while it lives (it does while it has tasks: `TaskDelegateTable`).
+    private let managerReference: WeakManager
     let responseSerializer: any URLResponseSerialization
     let credential: URLCredential?
     let bodyStream: UploadBodyStream?
@@ -131,14 +133,15 @@ final class TaskDelegate: @unchecked Sendable {
     init(
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
-        session: URLSession, isCarriedByLibcurl: Bool, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
+        session: URLSession, manager: URLSessionManager, curlTransport: CurlTransport?, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
         processingQueue: DispatchQueue, limits: ResponseLimits, totalTimeout: TimeInterval?,
         interceptor: (any RequestInterceptor)?, monitors: [any EventMonitor], receivesBodyFromTransport: Bool
     ) {
         self.task = task
         self.kind = kind
         self.session = session
-        self.isCarriedByLibcurl = isCarriedByLibcurl
+        self.curlTransport = curlTransport
+        managerReference = WeakManager(manager: manager)
         self.responseSerializer = responseSerializer
         self.credential = credential
         self.bodyStream = bodyStream
@@ -151,6 +154,16 @@ final class TaskDelegate: @unchecked Sendable {
         self.receivesBodyFromTransport = receivesBodyFromTransport
         state = Locked(State(writer: writer, limits: limits, totalTimeout: totalTimeout, interceptor: interceptor))
         state.withLock { $0.download.completed = writer?.resumeOffset ?? 0 }
+    }
+
+    var manager: URLSessionManager? { managerReference.manager }
+
+    /// Whether the task is carried by the manager's `CurlTransport`.
+    var isCarriedByLibcurl: Bool { curlTransport != nil }
+
+    /// The task's registration with its transport, for its transfer when it starts.
+    var transferRegistration: TransferRegistration? {
+        curlTransport.map { TransferRegistration(transport: $0, events: self, options: transferOptions) }
     }
 
     // MARK: Events, on the delegate queue

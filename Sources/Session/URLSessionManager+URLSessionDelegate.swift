@@ -143,7 +143,6 @@ extension URLSessionManager: URLSessionDataDelegate {
     /// Removes the task from the table and completes it exactly once.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let delegate = table.remove(task) else { return }
-        if delegate.isCarriedByLibcurl { CurlTransport.forget(task) }
         guard let outcome = delegate.complete(error: error, manager: self) else { return }
         override(\.taskDidComplete)?(session, task, outcome.error)
     }

@@ -600,7 +600,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             let delegate = TaskDelegate(
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
                 bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
-                session: session, isCarriedByLibcurl: curlTransport != nil, completionQueue: configuration.completionQueue,
+                session: session, manager: self, curlTransport: curlTransport, completionQueue: configuration.completionQueue,
                 completionGroup: configuration.completionGroup, processingQueue: processingQueue,
                 limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
                 interceptor: curlTransport == nil ? nil : state.interceptor, monitors: configuration.eventMonitors,
@@ -609,7 +609,6 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                         && (kind == .download ? $0.downloadTaskDidWriteData == nil : $0.dataTaskDidReceiveData == nil)
                 })
             table.insert(delegate, keepingAlive: self)
-            curlTransport?.carry(task)
             if !delegate.monitors.isEmpty { delegate.monitors.notify { [request] in $0.taskCreated(task, request: request) } }
             return task
         }
@@ -660,7 +659,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         do {
             let curlTransport = try CurlTransport(
                 policy: state.securityPolicy, configuration: carriedConfiguration,
-                receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, cookieJar: cookieJar, observer: self)
+                receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, cookieJar: cookieJar)
             state.curlTransport = curlTransport
             return (session, curlTransport)
         } catch {

@@ -32,9 +32,6 @@ package final class CurlTransport: @unchecked Sendable {
     let connection: ConnectionSettings
     /// The proxy of each request, resolved when the transport was made.
     let proxyRoutes: ProxyRoutes
-    /// The transport of each task the managers created and that has not completed.
-    private static let carriers = Locked<[ObjectIdentifier: WeakTransport]>([:])
-    weak var observer: (any CurlTransferObserver)?
     private let multi: UnsafeMutableRawPointer
     private let sockets: CurlSockets
     private let queue = DispatchQueue(label: "AFNetworking.curl-transport")
@@ -76,7 +73,7 @@ package final class CurlTransport: @unchecked Sendable {
     package init(
         policy: SecurityPolicy, configuration: URLSessionConfiguration,
         receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, connection: ConnectionSettings = ConnectionSettings(),
-        cookieJar: CookieJar? = nil, observer: any CurlTransferObserver
+        cookieJar: CookieJar? = nil
     ) throws {
         if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
         guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
@@ -86,7 +83,6 @@ package final class CurlTransport: @unchecked Sendable {
         self.connection = connection
         proxyRoutes = ProxyRoutes.resolve(
             connection.proxy, dictionary: configuration.connectionProxyDictionary, environment: ProcessInfo.processInfo.environment)
-        self.observer = observer
         self.multi = multi
         sockets = CurlSockets(queue: queue)
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -98,22 +94,6 @@ package final class CurlTransport: @unchecked Sendable {
         // libcurl 7.88 fails a stream added to a busy HTTP/2 prior-knowledge connection with
         // CURLE_HTTP2 (see `CurlTransfer.makeHandle`): no multiplexing with prior knowledge.
         if connection.httpVersion == .http2PriorKnowledge { _ = afn_multi_setopt_long(multi, CurlMultiOption.pipelining, 0) }
-    }
-
-    /// Records that this transport carries `task`, until `forget(_:)`.
-    package func carry(_ task: URLSessionTask) {
-        Self.carriers.withLock { $0[ObjectIdentifier(task)] = WeakTransport(transport: self) }
-    }
-
-    /// The task completed (or will never start): its entry goes, before its identity can be
-    /// reused by another task.
-    package static func forget(_ task: URLSessionTask) {
-        _ = carriers.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
-    }
-
-    /// The live transport carrying `task`.
-    static func carrier(of task: URLSessionTask) -> CurlTransport? {
-        carriers.withLock { $0[ObjectIdentifier(task)]?.transport }
     }
 
     /// Why libcurl cannot be used, or `nil` when it can.
@@ -163,7 +143,7 @@ package final class CurlTransport: @unchecked Sendable {
         workQueue.withLock { queue in
             if queue == nil { queue = WorkQueue(pointer: afn_dispatch_current_queue()) }
         }
-        async { transfer.beginAttempt() }
+        async { transfer.start() }
     }
 
     /// Stops `transfer`; called from `stopLoading`, on URLSession's work queue.
@@ -382,10 +362,6 @@ private struct Remains: @unchecked Sendable {
         withExtendedLifetime(sockets) {}
         workQueue.map { afn_dispatch_release($0.pointer) }
     }
-}
-
-private struct WeakTransport {
-    weak var transport: CurlTransport?
 }
 
 private final class WorkBox {

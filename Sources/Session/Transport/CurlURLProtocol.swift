@@ -9,8 +9,9 @@ import FoundationNetworking
 /// its own), and at a fraction of the work URLSession's own protocol does per request.
 ///
 /// Registered in the sessions of managers whose requests go through libcurl; it finds a task's
-/// transport in the transport's registry of tasks (`CurlTransport.carry`), so that no marker
-/// is added to the request (none is visible to callers, stored in resume data or sent). Only
+/// registration (its transport, its delegate, its options) through the session's delegate
+/// (`TransferRegistry`), so that no marker is added to the request (none is visible to
+/// callers, stored in resume data or sent) and no process-wide map is kept. Only
 /// data tasks reach it (the manager expresses uploads and downloads as data
 /// tasks), and it calls its client only from URLSession's work queue.
 package final class CurlURLProtocol: URLProtocol {
@@ -30,16 +31,16 @@ package final class CurlURLProtocol: URLProtocol {
     override package class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
     override package func startLoading() {
-        guard let task, let transport = CurlTransport.carrier(of: task) else {
+        guard let task, let registration = (task.delegate as? any TransferRegistry)?.transferRegistration(for: task) else {
             client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL, userInfo: [
                 NSLocalizedDescriptionKey: "Only tasks the manager creates can run on its session.",
             ]))
             return
         }
-        let transfer = CurlTransfer(request: request, urlProtocol: self, transport: transport)
+        let transfer = CurlTransfer(request: request, urlProtocol: self, registration: registration)
         self.transfer = transfer
         isLoading = true
-        transport.start(transfer)
+        registration.transport.start(transfer)
     }
 
     override package func stopLoading() {

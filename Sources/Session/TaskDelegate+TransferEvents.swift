@@ -1,0 +1,82 @@
+import AFSecurity
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The events of a libcurl task that URLSession cannot report for a custom protocol, called by
+/// the task's transfer on the transport's queue. They reach the task's handlers, the manager's
+/// overrides and its event monitors as URLSession's own events would.
+extension TaskDelegate: TransferEvents {
+    func transferDidSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        let previous = counts(.upload).completed
+        manager?.override(\.taskDidSendBodyData)?(session, task, totalBytesSent - previous, totalBytesSent, totalBytesExpectedToSend)
+        didSendBodyData(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
+    }
+
+    func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
+        manager?.redirection(of: task, in: session, response: response, to: request)
+    }
+
+    func transferReceivesBody(through window: CurlReceiveWindow) {
+        receiveBody(through: window)
+    }
+
+    func transfer(credentialFor response: HTTPURLResponse) -> URLCredential? {
+        guard let manager, let url = response.url else { return nil }
+        let space = URLProtectionSpace(
+            host: url.host ?? "", port: url.port ?? (url.scheme == "https" ? 443 : 80), protocol: url.scheme,
+            realm: Self.realm(of: response), authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
+        let challenge = URLAuthenticationChallenge(
+            protectionSpace: space, proposedCredential: nil, previousFailureCount: 0, failureResponse: response, error: nil,
+            sender: AnsweredByReturnValue())
+        let (disposition, credential) = manager.answer(to: challenge, of: task, in: session)
+        return disposition == .useCredential ? credential : nil
+    }
+
+    func transferDidFinish(_ transaction: TransactionMetrics) {
+        didFinish(transaction)
+    }
+
+    func transfer(willSend request: URLRequest, attempt: Int) {
+        monitors.notify { [task] in $0.task(task, willSend: request, attempt: attempt) }
+    }
+
+    func transfer(willRetry context: RetryContext, after delay: TimeInterval) {
+        monitors.notify { [task] in $0.task(task, willRetry: context, after: delay) }
+        var userInfo: [AnyHashable: Any] = [SessionNotificationKey.retryAttempt: context.attempt, SessionNotificationKey.retryDelay: delay]
+        userInfo[SessionNotificationKey.error] = context.error
+        userInfo[SessionNotificationKey.retriedResponse] = context.response
+        manager?.post(.taskWillRetry, task: task, userInfo: userInfo)
+    }
+
+    func transfer(exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?) {
+        didExceed(limit, declaredLength: declaredLength, response: response)
+    }
+
+    /// What the task asks of its transfer now (read when the transfer starts).
+    var transferOptions: TransferOptions {
+        TransferOptions(
+            limits: limits, isDownload: kind == .download, totalTimeout: totalTimeout, clientIdentity: clientIdentity,
+            interceptor: interceptor, reportsAttempts: !monitors.isEmpty, bodySink: receivesBodyFromTransport ? self : nil)
+    }
+
+    /// The `realm` parameter of a Basic challenge.
+    private static func realm(of response: HTTPURLResponse) -> String? {
+        guard let header = response.value(forHTTPHeaderField: "WWW-Authenticate"),
+              let range = header.range(of: "realm=", options: .caseInsensitive) else { return nil }
+        let value = header[range.upperBound...]
+        if value.hasPrefix("\"") { return value.dropFirst().split(separator: "\"", maxSplits: 1).first.map(String.init) }
+        return value.split(separator: ",", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+}
+
+/// The sender of the challenges a task builds for its libcurl transfer, which takes the answer
+/// from `answer(to:of:in:)`'s return value rather than from these calls.
+private final class AnsweredByReturnValue: NSObject, URLAuthenticationChallengeSender {
+    func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
+    func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
+    func cancel(_ challenge: URLAuthenticationChallenge) {}
+    func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
+    func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
+}

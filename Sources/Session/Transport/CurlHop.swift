@@ -1,0 +1,55 @@
+import AFSecurity
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What one hop of a transfer (one request and its response, on one easy handle) has learnt:
+/// made fresh for each hop, so that nothing of a redirect's, a Basic retry's or an earlier
+/// attempt's connection (its proxy failure, its certificate request, its TLS) is taken for the
+/// next one's.
+struct CurlHop {
+    /// The proxy the hop goes through, if any.
+    let proxy: Proxy?
+    /// When the hop started (for the total timeout libcurl was given, `totalMilliseconds`).
+    let start: DispatchTime
+    let fetchStart: Date
+    let totalMilliseconds: Int
+    /// TLS handshakes the hop began: through an `.https` proxy the first is the proxy's
+    /// (libcurl runs the SSL_CTX callback for it too), which libcurl verifies with the proxy's
+    /// anchors; the manager's policy is for the origin's.
+    var handshakes = 0
+    /// The policy's verdict on the origin's chain, once the handshake presented it.
+    var evaluation: TrustEvaluation?
+    /// What failed at the proxy, if anything.
+    var proxyFailure: ProxyError?
+    /// A server asked for a client certificate while the transfer had none to present.
+    var certificateRequested = false
+    /// Why the hop's response head was refused, if it was.
+    var framingFault: ResponseFramingError?
+    /// When the request body was sent whole, and the connection's TLS.
+    var requestEnd: Date?
+    var tls: (version: String, cipher: String)?
+    /// The header lines of the head being read.
+    var headerLines: [String] = []
+    /// Whether any byte of a response arrived.
+    var receivedResponseBytes = false
+    /// The hop's final response, and its body bytes received (raw, as libcurl's last progress
+    /// call counted them, which may lag behind) and delivered (decoded).
+    var response: HTTPURLResponse?
+    var receivedBodyBytes: Int64 = 0
+    var decodedBodyBytes: Int64 = 0
+    /// The request body's length (-1 when unknown) and the bytes of it reported sent.
+    var uploadLength: Int64 = -1
+    var reportedUpload: Int64 = 0
+
+    init(proxy: Proxy?, totalMilliseconds: Int) {
+        self.proxy = proxy
+        self.totalMilliseconds = totalMilliseconds
+        start = .now()
+        fetchStart = Date()
+    }
+
+    /// Seconds since the hop started.
+    var elapsed: TimeInterval { TimeInterval(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000_000 }
+}

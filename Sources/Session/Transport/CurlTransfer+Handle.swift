@@ -1,0 +1,88 @@
+import LibcurlBridge
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Each hop's easy handle: the options `EasyHandleOptions` builds, the transfer's callbacks,
+/// and the handle's release when the hop ends.
+extension CurlTransfer {
+    /// Starts a hop of the current request on a configured easy handle, or fails the task
+    /// when the request cannot be sent.
+    func startHop() {
+        // An `http+unix` URL names its socket; otherwise the transport's socket, if any.
+        let socketAddress = request.url.flatMap(UnixSocketAddress.init)
+        guard let url = socketAddress?.requestURL ?? request.url, ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            return perform(machine.failed(TransferErrorMapping.refused(.unsupportedURL, url: request.url)))
+        }
+        if case .stream(_, consumed: true) = body {
+            return perform(machine.failed(TransferErrorMapping.refused(.requestBodyStreamExhausted, url: url)))
+        }
+        guard let milliseconds = timeouts.hopMilliseconds(elapsed: Self.seconds(from: transferStart)) else {
+            return perform(machine.failed(timeouts.error(.total, url: request.url)))
+        }
+        guard let easy = transport.takeHandle() else {
+            return perform(machine.failed(TransferErrorMapping.refused(.unknown, url: url)))
+        }
+        if case .stream(let stream, _) = body { startReadingBody(stream) }
+        self.easy = easy
+        errorBuffer.initialize(repeating: 0, count: 256)
+        let socketPath = socketAddress?.socketPath ?? transport.connection.unixSocketPath
+        hop = CurlHop(proxy: socketPath == nil ? transport.proxyRoutes.proxy(for: url) : nil, totalMilliseconds: milliseconds.total)
+        let bodyKind: EasyHandleOptions.Body = switch body {
+        case .none: .none
+        case .data(let data, _): .data(count: data.count)
+        case .stream: .stream(declaredLength: request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) })
+        }
+        let options = EasyHandleOptions(EasyHandleOptions.Input(
+            url: url, socketPath: socketPath, proxy: hop.proxy, clientIdentity: clientIdentity, httpVersion: transport.connection.httpVersion,
+            receiveBufferSize: receiveBufferSize, connectMilliseconds: milliseconds.connect, totalMilliseconds: milliseconds.total,
+            method: request.httpMethod, headers: transport.settings.headers(of: request, excluding: EasyHandleOptions.framingFields),
+            body: bodyKind))
+        hop.uploadLength = options.uploadLength
+        for value in options.values {
+            switch value {
+            case .long(let option, let value): _ = afn_easy_setopt_long(easy, option, value)
+            case .offset(let option, let value): _ = afn_easy_setopt_off(easy, option, value)
+            case .string(let option, let value): _ = value.withCString { afn_easy_setopt_pointer(easy, option, $0) }
+            case .blob(let option, let value): _ = value.withUnsafeBytes { afn_easy_setopt_blob(easy, option, $0.baseAddress, $0.count) }
+            }
+        }
+        var list: UnsafeMutableRawPointer?
+        for line in options.headerLines { list = afn_slist_append(list, line) }
+        headerList = list
+        _ = afn_easy_setopt_pointer(easy, CurlOption.httpHeader, list)
+        setCallbacks(easy)
+        startIdleTimer()
+        transport.startNextHop(self, easy: easy)
+    }
+
+    private func setCallbacks(_ easy: UnsafeMutableRawPointer) {
+        _ = afn_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
+        for (option, function) in [(CurlOption.writeFunction, unsafeBitCast(Self.writeCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.headerFunction, unsafeBitCast(Self.headerCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.readFunction, unsafeBitCast(Self.readCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.seekFunction, unsafeBitCast(Self.seekCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.transferInfoFunction, unsafeBitCast(Self.progressCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.sslContextFunction, unsafeBitCast(Self.sslContextCallback, to: UnsafeRawPointer.self)),
+                                   (CurlOption.closeSocketFunction, unsafeBitCast(CurlSockets.closeSocketCallback, to: UnsafeRawPointer.self))] {
+            _ = afn_easy_setopt_pointer(easy, option, function)
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        for option in [CurlOption.writeData, CurlOption.headerData, CurlOption.readData, CurlOption.seekData, CurlOption.transferInfoData,
+                       CurlOption.sslContextData] {
+            _ = afn_easy_setopt_pointer(easy, option, context)
+        }
+        _ = afn_easy_setopt_pointer(easy, CurlOption.closeSocketData, transport.socketsContext)
+    }
+
+    /// Gives the hop's handle back to the transport (removed from the multi handle already).
+    func releaseHandle() {
+        // Kept (stopped) until the next hop, which rewinds the stream only when no read is in flight.
+        bodyReader?.stop()
+        if let easy { transport.recycle(easy) }
+        easy = nil
+        if let headerList { afn_slist_free_all(headerList) }
+        headerList = nil
+    }
+}
