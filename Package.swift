@@ -13,7 +13,9 @@ let package = Package(
         .target(name: "LibcurlBridge", dependencies: ["OpenSSLBridge"], path: "Sources/LibcurlBridge", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "AFSerialization", dependencies: ["AFLocking"], path: "Sources/Serialization"),
         .target(name: "AFSecurity", dependencies: ["OpenSSLBridge"], path: "Sources/Security"),
-        .target(name: "AFSession", dependencies: ["AFSerialization", "AFSecurity", "AFLocking", "LibcurlBridge", "OpenSSLBridge"], path: "Sources/Session"),
+        .target(name: "PublicSuffixBridge", path: "Sources/PublicSuffixBridge", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "AFTransport", dependencies: ["AFSecurity", "AFLocking", "LibcurlBridge", "OpenSSLBridge"], path: "Sources/Session/Transport"),
+        .target(name: "AFSession", dependencies: ["AFSerialization", "AFSecurity", "AFTransport", "AFLocking", "PublicSuffixBridge"], path: "Sources/Session", exclude: ["Transport"]),
         .target(name: "AFReachability", dependencies: ["AFLocking"], path: "Sources/Reachability"),
         .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession", "AFSecurity", "AFReachability"], path: "Sources/AFNetworking"),
         .executableTarget(name: "afn", dependencies: ["AFNetworking"], path: "Examples/afn"),
@@ -32,8 +34,8 @@ let package = Package(
         .testTarget(name: "AFNCommandTests", dependencies: ["afn", "TestSupport"], path: "Tests/AFNCommandTests"),
         .testTarget(name: "SecurityTests", dependencies: ["AFSecurity", "TestSupport"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["AFReachability", "AFLocking"], path: "Tests/ReachabilityTests"),
-        .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFSecurity", "AFSerialization", "AFLocking", "TestSupport"], path: "Tests/SessionTests", exclude: ["Transport"]),
-        .testTarget(name: "TransportTests", dependencies: ["AFSession", "AFSecurity", "AFSerialization", "AFLocking", "TestSupport", "transport-exit-probe"], path: "Tests/SessionTests/Transport"),
+        .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFTransport", "AFSecurity", "AFSerialization", "AFLocking", "TestSupport"], path: "Tests/SessionTests", exclude: ["Transport"]),
+        .testTarget(name: "TransportTests", dependencies: ["AFTransport", "AFSession", "AFSecurity", "AFSerialization", "AFLocking", "TestSupport", "transport-exit-probe"], path: "Tests/SessionTests/Transport"),
     ]
 )
 
@@ -42,7 +44,8 @@ let package = Package(
 if ProcessInfo.processInfo.environment["AFN_FUZZ"] != nil {
     let fuzzers: [(name: String, folder: String, dependencies: [Target.Dependency])] = [
         ("fuzz-certificate", "Certificate", ["AFSecurity"]),
-        ("fuzz-response-head", "ResponseHead", ["AFSession"]),
+        ("fuzz-response-head", "ResponseHead", ["AFTransport"]),
+        ("fuzz-transfer-state", "TransferState", ["AFTransport"]),
         ("fuzz-netlink", "Netlink", ["AFReachability"]),
         ("fuzz-resume-data", "ResumeData", ["AFSession"]),
         ("fuzz-request-encoders", "RequestEncoders", ["AFSerialization"]),

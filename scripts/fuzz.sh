@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# Fuzzes every parser of untrusted bytes with libFuzzer and the address sanitizer (which also
+# Fuzzes every parser of untrusted bytes, and the transfer's state machine, with libFuzzer and the address sanitizer (which also
 # checks for leaks): builds the targets of Tests/Fuzz (Package.swift declares them when
 # AFN_FUZZ is set) and runs each for SECONDS (default 20) from its committed seed corpus
 # (Tests/Fuzz/Corpus/<target>). New inputs go to a scratch copy of the corpus; a crash fails the
 # run and leaves the input in .build-fuzz/crashes/<target>, to become a regression test (and a
 # seed). CI runs the short form.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   targets: certificate response-head netlink
-#        resume-data request-encoders response-serializers
+#        resume-data request-encoders response-serializers transfer-state
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 seconds="${1:-20}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(certificate response-head netlink resume-data request-encoders response-serializers)
+[ ${#targets[@]} -gt 0 ] || targets=(certificate response-head netlink resume-data request-encoders response-serializers transfer-state)
 scratch="$root/.build-fuzz"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

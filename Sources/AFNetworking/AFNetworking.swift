@@ -3,6 +3,7 @@
 // `URLSession` and friends, which live in FoundationNetworking there).
 @_exported import AFSerialization
 @_exported import AFSession
+@_exported import AFTransport
 @_exported import AFSecurity
 @_exported import AFReachability
 @_exported import Foundation

@@ -48,7 +48,7 @@ final class DownloadWriter: Sendable {
     /// starts the file over (a server that ignores ranges, or a resource that changed). A new
     /// download's file is made on the first response, never over an existing one.
     func begin(response: HTTPURLResponse) throws {
-        let continuing = resumeOffset > 0 && response.statusCode == 206 && Self.rangeStart(of: response) == resumeOffset
+        let continuing = resumeOffset > 0 && response.statusCode == 206 && ContentRange.start(of: response) == resumeOffset
         try state.withLock { state in
             let handle = try state.handle ?? {
                 try staging.prepare()
@@ -89,16 +89,5 @@ final class DownloadWriter: Sendable {
     func discard() {
         close()
         try? FileManager.default.removeItem(at: fileURL)
-    }
-
-    /// The first byte position of a `Content-Range: bytes a-b/n` header: digits only (no sign),
-    /// within Int64, or `nil`.
-    static func rangeStart(of response: HTTPURLResponse) -> Int64? {
-        guard let range = response.value(forHTTPHeaderField: "Content-Range"),
-              range.lowercased().hasPrefix("bytes "),
-              let dash = range.firstIndex(of: "-") else { return nil }
-        let first = range[range.index(range.startIndex, offsetBy: 6)..<dash].trimmingCharacters(in: .whitespaces)
-        guard !first.isEmpty, first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-        return Int64(first)
     }
 }

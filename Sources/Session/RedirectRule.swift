@@ -3,8 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What a redirect may do, one decision for both transports: the method and body of the next
-/// request, whether it may go where the `Location` points, and which headers go with it.
+/// What a redirect may do, one decision for both transports: whether it may go where the
+/// `Location` points, and which headers go with it (the libcurl transport's `FollowUpRules`
+/// sets the method and body of the next request as URLSession does).
 /// Pure: tested as a table without a server.
 ///
 /// The origin is the scheme, host and port (RFC 6454): `https://a` to `http://a` is a change of
@@ -56,21 +57,5 @@ enum RedirectRule {
             }
         }
         return .success(next)
-    }
-
-    /// The request URLSession would follow a redirect with, before the origin rules: 303
-    /// (except for HEAD), and 301/302 of a POST, turn into a GET without body; 307 and 308 keep
-    /// the method and the body.
-    static func request(from request: URLRequest, to target: URL, status: Int) -> URLRequest {
-        var next = request
-        next.url = target
-        let method = request.httpMethod?.uppercased() ?? "GET"
-        if (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST") {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.httpBodyStream = nil
-            for header in ["Content-Type", "Content-Length"] { next.setValue(nil, forHTTPHeaderField: header) }
-        }
-        return next
     }
 }

@@ -26,7 +26,7 @@ struct ResumeData: Codable, Equatable {
     init?(request: URLRequest, response: HTTPURLResponse?, partialFile: URL, bytesReceived: Int64) {
         let lastModified = response?.value(forHTTPHeaderField: "Last-Modified")
         // Without a validator a resumed download could splice two versions of the resource together.
-        let strongTag = response.flatMap(Self.strongEntityTag)
+        let strongTag = response.flatMap(ContentRange.strongEntityTag)
         guard let url = request.url, bytesReceived > 0, strongTag != nil || lastModified != nil else { return nil }
         self.url = url
         method = request.httpMethod ?? "GET"
@@ -38,11 +38,6 @@ struct ResumeData: Codable, Equatable {
         self.lastModified = strongTag == nil ? lastModified : nil
     }
 
-    /// The `ETag` of `response` when it can validate a range: a weak one cannot (RFC 9110,
-    /// 13.1.5).
-    static func strongEntityTag(of response: HTTPURLResponse) -> String? {
-        response.value(forHTTPHeaderField: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
-    }
 
     init(decoding data: Data) throws {
         guard let decoded = try? JSONDecoder().decode(ResumeData.self, from: data) else {

@@ -1,4 +1,5 @@
 import AFSecurity
+import AFSerialization
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -22,7 +23,7 @@ extension TaskDelegate: TransferEvents {
         receiveBody(through: window)
     }
 
-    func transfer(credentialFor response: HTTPURLResponse) -> URLCredential? {
+    func transfer(answeringBasicChallenge response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
         guard let manager, let url = response.url else { return nil }
         let space = URLProtectionSpace(
             host: url.host ?? "", port: url.port ?? (url.scheme == "https" ? 443 : 80), protocol: url.scheme,
@@ -31,7 +32,15 @@ extension TaskDelegate: TransferEvents {
             protectionSpace: space, proposedCredential: nil, previousFailureCount: 0, failureResponse: response, error: nil,
             sender: AnsweredByReturnValue())
         let (disposition, credential) = manager.answer(to: challenge, of: task, in: session)
-        return disposition == .useCredential ? credential : nil
+        guard disposition == .useCredential, let user = credential?.user, let password = credential?.password else { return nil }
+        return Self.authenticated(request, user: user, password: password)
+    }
+
+    /// `request` again, with `Authorization: Basic` for `user` and `password`.
+    static func authenticated(_ request: URLRequest, user: String, password: String) -> URLRequest {
+        var next = request
+        next.setValue(BasicAuthorization.headerValue(user: user, password: password), forHTTPHeaderField: "Authorization")
+        return next
     }
 
     func transferDidFinish(_ transaction: TransactionMetrics) {

@@ -166,7 +166,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         completionHandler(disposition)
         if disposition == .cancel { dataTask.cancel() }
         if delegate.kind == .download, let writer = response as? HTTPURLResponse,
-           DownloadWriter.rangeStart(of: writer).map({ $0 > 0 }) ?? false {
+           ContentRange.start(of: writer).map({ $0 > 0 }) ?? false {
             let counts = delegate.counts(.download)
             override(\.downloadTaskDidResume)?(session, dataTask, counts.completed, counts.total)
         }

@@ -13,7 +13,7 @@ import Foundation
 /// - A source that can be replayed (a multipart body of files and data, a file) starts over
 ///   with `rewind()`, so that the libcurl transport can send the body again for a retry or a
 ///   307/308 redirect.
-final class UploadBodyStream: InputStream {
+final class UploadBodyStream: InputStream, ReplayableBodyStream {
     /// The source, replaced by `rewind()`; both touched only by the thread reading the stream.
     private var source: InputStream
     /// Whether the source ended or failed; touched only by the thread reading the stream.

@@ -54,9 +54,4 @@ void afn_dispatch_release(void *queue);
 /// Runs `work(context)` on `queue`, without waiting for it.
 void afn_dispatch_async(void *queue, void *context, void (*work)(void *context));
 
-/// Whether a cookie from `host` may have the Domain attribute `domain` by the public suffix
-/// list (libpsl's `psl_is_cookie_domain_acceptable`, the system's list when there is one):
-/// 1 yes, 0 no, -1 when libpsl cannot be loaded.
-int afn_psl_cookie_domain_acceptable(const char *host, const char *domain);
-
 #endif

@@ -17,7 +17,7 @@ import Foundation
 ///   first; a cookie over `Limits.cookieBytes` is refused; the `Cookie` header stops before
 ///   `Limits.headerBytes`.
 /// Thread safety: a `Locked` holds the cookies. Beyond AFNetworking.
-public final class CookieJar: @unchecked Sendable {
+public final class CookieJar: ResponseCookieStore, @unchecked Sendable {
     // @unchecked: every stored property is a `let`; the cookies are in a `Locked`.
 
     /// The jar's limits.

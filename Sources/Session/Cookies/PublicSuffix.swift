@@ -1,5 +1,5 @@
 import Foundation
-import LibcurlBridge
+import PublicSuffixBridge
 
 /// Which `Domain` attributes a cookie may have: never a public suffix (`com`, `co.uk`,
 /// `github.io`), where one server would set cookies for every other site under it. The list

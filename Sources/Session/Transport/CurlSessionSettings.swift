@@ -10,11 +10,11 @@ import FoundationNetworking
 struct CurlSessionSettings: Sendable {
 
     /// Receives the cookies of responses (the manager's jar), unless the accept policy is `.never`.
-    let cookieJar: CookieJar?
+    let cookieJar: (any ResponseCookieStore)?
     /// Connections libcurl opens to one host at most.
     let maximumConnectionsPerHost: Int
 
-    init(_ configuration: URLSessionConfiguration, cookieJar: CookieJar?) {
+    init(_ configuration: URLSessionConfiguration, cookieJar: (any ResponseCookieStore)?) {
         self.cookieJar = configuration.httpCookieAcceptPolicy == .never ? nil : cookieJar
         maximumConnectionsPerHost = max(1, configuration.httpMaximumConnectionsPerHost)
     }

@@ -39,7 +39,7 @@ extension CurlTransfer {
     /// Whether the request body can be sent again: not a stream already read that cannot start
     /// over.
     var canReplayBody: Bool {
-        if case .stream(let stream, consumed: true) = body { return (stream as? UploadBodyStream)?.isRewindable ?? false }
+        if case .stream(let stream, consumed: true) = body { return (stream as? any ReplayableBodyStream)?.isRewindable ?? false }
         return true
     }
 

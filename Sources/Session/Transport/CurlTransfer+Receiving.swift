@@ -77,19 +77,17 @@ extension CurlTransfer {
     private func redirectRequest(after response: HTTPURLResponse) -> URLRequest? {
         guard let target = FollowUpRules.redirectTarget(
             status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), relativeTo: request.url) else { return nil }
-        let proposed = RedirectRule.request(from: request, to: target, status: response.statusCode)
+        let proposed = FollowUpRules.redirectRequest(from: request, to: target, status: response.statusCode)
         return events?.transfer(willRedirectWith: response, to: proposed)
     }
 
-    /// The same request with the task's credential after a first Basic challenge.
+    /// The same request answering a first Basic challenge, when the task has a credential.
     private func authenticatedRequest(after response: HTTPURLResponse) -> URLRequest? {
         let isStream = if case .stream = body { true } else { false }
         guard FollowUpRules.answersBasicChallenge(
             status: response.statusCode, wwwAuthenticate: response.value(forHTTPHeaderField: "WWW-Authenticate"),
-            alreadyAttempted: machine.authenticationAttempted, bodyIsStream: isStream),
-            let credential = events?.transfer(credentialFor: response),
-            let user = credential.user, let password = credential.password else { return nil }
-        return FollowUpRules.authenticated(request, user: user, password: password)
+            alreadyAttempted: machine.authenticationAttempted, bodyIsStream: isStream) else { return nil }
+        return events?.transfer(answeringBasicChallenge: response, to: request)
     }
 
     static let writeCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {

@@ -73,7 +73,7 @@ package final class CurlTransport: @unchecked Sendable {
     package init(
         policy: SecurityPolicy, configuration: URLSessionConfiguration,
         receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, connection: ConnectionSettings = ConnectionSettings(),
-        cookieJar: CookieJar? = nil
+        cookieJar: (any ResponseCookieStore)? = nil
     ) throws {
         if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
         guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }

@@ -1,12 +1,12 @@
-import AFSerialization
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// When a libcurl transfer answers a response with another request, and which: a redirect's
-/// target (`RedirectRule` makes the request), and the one retry with a Basic credential. Pure:
-/// tested without a server. The manager still decides whether a proposed redirect is followed.
+/// target and the request that follows it, and whether a Basic challenge is answered (the task
+/// makes the answer). Pure: tested without a server. The manager still decides whether a
+/// proposed redirect is followed (`RedirectRule`).
 enum FollowUpRules {
     /// The absolute target of a redirect response: a redirect status and a `Location`
     /// (relative to `url`). How many are followed is the manager's rule, for both transports.
@@ -26,10 +26,19 @@ enum FollowUpRules {
         status == 401 && !alreadyAttempted && !bodyIsStream && (wwwAuthenticate()?.lowercased().hasPrefix("basic") ?? false)
     }
 
-    /// `request` again, with `Authorization: Basic` for `user` and `password`.
-    static func authenticated(_ request: URLRequest, user: String, password: String) -> URLRequest {
+    /// The request URLSession would follow a redirect with, before the origin rules: 303
+    /// (except for HEAD), and 301/302 of a POST, turn into a GET without body; 307 and 308 keep
+    /// the method and the body.
+    static func redirectRequest(from request: URLRequest, to target: URL, status: Int) -> URLRequest {
         var next = request
-        next.setValue(BasicAuthorization.headerValue(user: user, password: password), forHTTPHeaderField: "Authorization")
+        next.url = target
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        if (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for header in ["Content-Type", "Content-Length"] { next.setValue(nil, forHTTPHeaderField: header) }
+        }
         return next
     }
 }

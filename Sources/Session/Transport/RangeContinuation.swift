@@ -17,14 +17,14 @@ struct RangeContinuation: Equatable {
     /// bytes), no validator, or a status other than 200 or a 206 with a `Content-Range`.
     init?(response: HTTPURLResponse, delivered: Int64) {
         guard delivered > 0, Self.isIdentity(response.value(forHTTPHeaderField: "Content-Encoding")) else { return nil }
-        guard let validator = ResumeData.strongEntityTag(of: response) ?? response.value(forHTTPHeaderField: "Last-Modified") else {
+        guard let validator = ContentRange.strongEntityTag(of: response) ?? response.value(forHTTPHeaderField: "Last-Modified") else {
             return nil
         }
         let start: Int64
         switch response.statusCode {
         case 200: start = 0
         case 206:
-            guard let first = DownloadWriter.rangeStart(of: response), first >= 0 else { return nil }
+            guard let first = ContentRange.start(of: response), first >= 0 else { return nil }
             start = first
         default: return nil
         }
@@ -45,7 +45,7 @@ struct RangeContinuation: Equatable {
 
     /// Whether `response` is the rest: a 206 whose range starts at `offset`.
     func isContinued(by response: HTTPURLResponse) -> Bool {
-        response.statusCode == 206 && DownloadWriter.rangeStart(of: response) == offset
+        response.statusCode == 206 && ContentRange.start(of: response) == offset
     }
 
     private static func isIdentity(_ coding: String?) -> Bool {

@@ -17,9 +17,10 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// The window through which the body arrives: the consumer reports every chunk it
     /// processed to it. Called before the first chunk, unless the task has a body sink.
     func transferReceivesBody(through window: CurlReceiveWindow)
-    /// The credential that answers the first HTTP Basic challenge, the 401 `response`, if any.
-    /// A challenge left unanswered reaches URLSession's delegate with the response.
-    func transfer(credentialFor response: HTTPURLResponse) -> URLCredential?
+    /// `request` again with the credential that answers its first HTTP Basic challenge, the
+    /// 401 `response`, if the task has one. A challenge left unanswered reaches URLSession's
+    /// delegate with the response.
+    func transfer(answeringBasicChallenge response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
     /// One request and response (a redirect hop, or the last) ended.
     func transferDidFinish(_ transaction: TransactionMetrics)
     /// Attempt `attempt` is about to send `request` (adapted); only when the options ask for it.

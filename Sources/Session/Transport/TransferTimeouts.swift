@@ -23,10 +23,10 @@ public enum TimeoutKind: String, Sendable, Hashable {
 /// or a Basic retry starts a new one) asks of libcurl, and which timeout a libcurl timeout was.
 /// Infinity and values too large for libcurl (over `longest`) mean no limit; NaN and negative
 /// values are refused before a task is made (`RequestValidation`). Pure: tested without a server.
-struct TransferTimeouts: Equatable {
+package struct TransferTimeouts: Equatable {
     /// The longest timeout kept as a limit, about 31 years: anything longer (`.infinity`,
     /// `Double.greatestFiniteMagnitude`) is no limit rather than a number that traps.
-    static let longest: TimeInterval = 1e9
+    package static let longest: TimeInterval = 1e9
     /// libcurl's longest connect timeout, used for "no limit" (its 0 means its own 300 s).
     static let unlimitedMilliseconds = Int(Int32.max)
 

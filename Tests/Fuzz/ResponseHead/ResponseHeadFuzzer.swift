@@ -1,4 +1,4 @@
-@testable import AFSession
+@testable import AFTransport
 import Foundation
 
 /// libFuzzer target: any bytes as a response head, split into lines as libcurl hands them over,

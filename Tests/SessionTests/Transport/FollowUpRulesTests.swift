@@ -1,4 +1,5 @@
 @testable import AFSession
+@testable import AFTransport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -7,6 +8,17 @@ import XCTest
 
 /// The redirect targets and Basic-retry rules of the libcurl transport, without a server.
 final class FollowUpRulesTests: XCTestCase {
+    private func request(_ method: String, body: Data? = nil) -> URLRequest {
+        var request = URLRequest(url: URL(string: "https://api.example.com:8443/v1/items?q=1")!)
+        request.httpMethod = method
+        request.httpBody = body
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("\(body.count)", forHTTPHeaderField: "Content-Length")
+        }
+        return request
+    }
+
     private let origin = URL(string: "https://api.example.com:8443/v1/items?q=1")!
 
     func testRedirectStatusesWithALocationGiveTheAbsoluteTarget() {
@@ -32,8 +44,33 @@ final class FollowUpRulesTests: XCTestCase {
         XCTAssertFalse(FollowUpRules.answersBasicChallenge(status: 403, wwwAuthenticate: "Basic", alreadyAttempted: false, bodyIsStream: false))
     }
 
-    func testTheRetryCarriesTheBasicCredentialInExactBytes() {
-        let next = FollowUpRules.authenticated(URLRequest(url: origin), user: "user", password: "p:ss")
-        XCTAssertEqual(next.value(forHTTPHeaderField: "Authorization"), "Basic dXNlcjpwOnNz")
+    func test303TurnsAnyMethodButHEADIntoAGetWithoutBody() {
+        let target = URL(string: "https://api.example.com:8443/done")!
+        let next = FollowUpRules.redirectRequest(from: request("PUT", body: Data("{}".utf8)), to: target, status: 303)
+        XCTAssertEqual(next.httpMethod, "GET")
+        XCTAssertNil(next.httpBody)
+        XCTAssertNil(next.value(forHTTPHeaderField: "Content-Type"))
+        XCTAssertNil(next.value(forHTTPHeaderField: "Content-Length"))
+        XCTAssertEqual(FollowUpRules.redirectRequest(from: request("HEAD"), to: target, status: 303).httpMethod, "HEAD")
+    }
+
+    func test301And302TurnOnlyAPOSTIntoAGet() {
+        let target = URL(string: "https://api.example.com:8443/moved")!
+        for status in [301, 302] {
+            XCTAssertEqual(FollowUpRules.redirectRequest(from: request("POST", body: Data("{}".utf8)), to: target, status: status).httpMethod, "GET")
+            let put = FollowUpRules.redirectRequest(from: request("PUT", body: Data("{}".utf8)), to: target, status: status)
+            XCTAssertEqual(put.httpMethod, "PUT")
+            XCTAssertEqual(put.httpBody, Data("{}".utf8))
+        }
+    }
+
+    func test307And308KeepTheMethodAndBody() {
+        let target = URL(string: "https://api.example.com:8443/again")!
+        for status in [307, 308] {
+            let next = FollowUpRules.redirectRequest(from: request("POST", body: Data("{}".utf8)), to: target, status: status)
+            XCTAssertEqual(next.httpMethod, "POST")
+            XCTAssertEqual(next.httpBody, Data("{}".utf8))
+            XCTAssertEqual(next.url, target)
+        }
     }
 }

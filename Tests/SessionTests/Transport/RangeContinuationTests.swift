@@ -1,4 +1,5 @@
 @testable import AFSession
+@testable import AFTransport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -53,8 +54,8 @@ final class RangeContinuationTests: XCTestCase {
 
     func testASignedOrOverflowingRangeStartIsNoStart() {
         for range in ["bytes -5-10/100", "bytes +5-10/100", "bytes 99999999999999999999-1/2", "bytes 0x10-20/30", "bytes -"] {
-            XCTAssertNil(DownloadWriter.rangeStart(of: response(206, ["Content-Range": range])), range)
+            XCTAssertNil(ContentRange.start(of: response(206, ["Content-Range": range])), range)
         }
-        XCTAssertEqual(DownloadWriter.rangeStart(of: response(206, ["Content-Range": "bytes 5-10/100"])), 5)
+        XCTAssertEqual(ContentRange.start(of: response(206, ["Content-Range": "bytes 5-10/100"])), 5)
     }
 }

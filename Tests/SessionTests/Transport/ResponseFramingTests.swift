@@ -1,6 +1,7 @@
 import AFLocking
 import AFSerialization
 @testable import AFSession
+@testable import AFTransport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,6 +2,7 @@ import AFLocking
 import AFSecurity
 import AFSerialization
 @testable import AFSession
+@testable import AFTransport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

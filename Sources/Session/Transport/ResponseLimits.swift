@@ -37,7 +37,7 @@ public struct ResponseLimits: Sendable, Hashable {
     public static let unlimited = ResponseLimits(maximumBodySize: nil, maximumDownloadSize: nil, maximumDecompressionRatio: nil)
 
     /// The size limit of a task that writes to a file (`isDownload`) or keeps its body.
-    func sizeLimit(isDownload: Bool) -> (bytes: Int64, limit: Limit)? {
+    package func sizeLimit(isDownload: Bool) -> (bytes: Int64, limit: Limit)? {
         if isDownload { return maximumDownloadSize.map { ($0, .downloadSize($0)) } }
         return maximumBodySize.map { ($0, .bodySize($0)) }
     }
