@@ -194,7 +194,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// How many bytes of a body the libcurl transport reads ahead of the delegate queue before
     /// it pauses reading, for tasks created from now on. Default 1 MiB; tests lower it.
-    package var receiveWindowLimit: Int {
+    var receiveWindowLimit: Int {
         get { creation.withLock { $0.receiveWindowLimit } }
         set { setTransportSetting(\.receiveWindowLimit, to: newValue) }
     }

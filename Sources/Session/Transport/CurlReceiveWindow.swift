@@ -18,19 +18,19 @@ package final class CurlReceiveWindow: Sendable {
     package static let defaultLimit = 1 << 20
 
     /// The bytes that may wait for the consumer.
-    package let limit: Int
+    let limit: Int
     private let state = Locked(State())
     private let resume: @Sendable () -> Void
 
     /// A window of `limit` bytes; `resume` restarts reading and may be called on any thread.
-    package init(limit: Int = CurlReceiveWindow.defaultLimit, resume: @escaping @Sendable () -> Void) {
+    init(limit: Int = CurlReceiveWindow.defaultLimit, resume: @escaping @Sendable () -> Void) {
         self.limit = limit
         self.resume = resume
     }
 
     /// Whether the transfer may hand `count` more bytes to URLSession now; if not, it pauses
     /// and is resumed by `consumed(_:)`.
-    package func admit(_ count: Int) -> Bool {
+    func admit(_ count: Int) -> Bool {
         state.withLock { state in
             guard state.outstanding < limit else {
                 state.paused = true
@@ -42,7 +42,7 @@ package final class CurlReceiveWindow: Sendable {
     }
 
     /// Whether reading is paused for the consumer (the transfer is not idle then).
-    package var isPaused: Bool { state.withLock { $0.paused } }
+    var isPaused: Bool { state.withLock { $0.paused } }
 
     /// The consumer processed `count` bytes of the body.
     package func consumed(_ count: Int) {

@@ -23,7 +23,7 @@ package final class CurlTransport: @unchecked Sendable {
     // `workQueue` is a `Locked`, set by the first `startLoading`; `sockets` synchronizes itself.
 
     /// The policy every HTTPS connection of this transport is checked against.
-    package let policy: SecurityPolicy
+    let policy: SecurityPolicy
     /// What the session's configuration asks of every request.
     let settings: CurlSessionSettings
     /// How far each transfer may read ahead of its consumer (see `CurlReceiveWindow`).

@@ -1,4 +1,5 @@
-import AFSession
+@testable import AFSession
+@testable import AFTransport
 import Foundation
 import XCTest
 

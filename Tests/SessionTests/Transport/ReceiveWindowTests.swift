@@ -1,4 +1,5 @@
-import AFSession
+@testable import AFSession
+@testable import AFTransport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

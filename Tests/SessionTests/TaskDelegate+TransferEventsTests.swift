@@ -1,0 +1,100 @@
+import AFLocking
+import AFSerialization
+@testable import AFSession
+@testable import AFTransport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// A task's side of its libcurl transfer, driven without a server: the transfer's events, in
+/// the order the transport sends them, reach the handlers in order, the metrics carry each
+/// hop, and the task completes once whatever URLSession reports after.
+final class TaskDelegateTransferEventsTests: XCTestCase {
+    private let url = URL(string: "http://127.0.0.1:9/items")!
+
+    private func manager() -> URLSessionManager {
+        let manager = URLSessionManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+
+    func testTransferEventsReachTheHandlersInOrderAndTheTaskCompletesOnce() throws {
+        let manager = manager()
+        let log = Locked<[String]>([])
+        let metrics = Locked<TaskMetrics?>(nil)
+        manager.overrides.taskDidFinishCollectingMetrics = { _, _, taskMetrics in metrics.withLock { $0 = taskMetrics } }
+        let completed = expectation(description: "completed")
+        let task = try manager.dataTask(
+            with: URLRequest(url: url),
+            uploadProgress: { progress in log.withLock { $0.append("upload \(progress.completedUnitCount)/\(progress.totalUnitCount)") } },
+            downloadProgress: { progress in log.withLock { $0.append("download \(progress.completedUnitCount)/\(progress.totalUnitCount)") } },
+            completionHandler: { response, object, error in
+                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                log.withLock { $0.append("completion \(status) \((object as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "-") \(error == nil)") }
+                completed.fulfill()
+            })
+        let delegate = try XCTUnwrap(manager.table.delegate(for: task))
+        let registration = try XCTUnwrap(delegate.transferRegistration)
+        XCTAssertTrue(registration.events === delegate)
+        XCTAssertTrue(registration.options.bodySink === delegate)
+
+        delegate.transferDidSendBodyData(totalBytesSent: 3, totalBytesExpectedToSend: 3)
+        let response = try XCTUnwrap(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "4"]))
+        delegate.transportDidReceive(response)
+        Data("body".utf8).withUnsafeBytes { delegate.transportDidReceive($0) }
+        var transaction = CurlTransactionInfo().metrics(url: url, fetchStart: Date(), requestEnd: nil, tls: nil)
+        transaction.attempt = 1
+        delegate.transferDidFinish(transaction)
+        manager.urlSession(delegate.session, task: task, didCompleteWithError: nil)
+        manager.urlSession(delegate.session, task: task, didCompleteWithError: URLError(.cancelled))
+        wait(for: [completed], timeout: 5)
+
+        XCTAssertEqual(log.withLock { $0 }, ["upload 3/3", "download 4/4", "completion 200 body true"])
+        XCTAssertEqual(metrics.withLock { $0 }?.transactionMetrics.map(\.url), [url])
+        XCTAssertEqual(metrics.withLock { $0 }?.countOfResponseBodyBytesReceived, 4)
+        XCTAssertNil(manager.table.delegate(for: task))
+    }
+
+    func testALimitTheTransferReportsFailsTheTaskWithTheTypedError() throws {
+        let manager = manager()
+        let failure = Locked<(any Error)?>(nil)
+        let completed = expectation(description: "completed")
+        let task = try manager.dataTask(with: URLRequest(url: url)) { _, _, error in
+            failure.withLock { $0 = error }
+            completed.fulfill()
+        }
+        let delegate = try XCTUnwrap(manager.table.delegate(for: task))
+        delegate.transfer(exceeded: .bodySize(10), declaredLength: 20, response: nil)
+        manager.urlSession(delegate.session, task: task, didCompleteWithError: URLError(.cancelled))
+        wait(for: [completed], timeout: 5)
+        guard case .responseLimitExceeded(let limit, let declared, _) = failure.withLock({ $0 }) as? SessionError else {
+            return XCTFail("\(String(describing: failure.withLock { $0 }))")
+        }
+        XCTAssertEqual(limit, .bodySize(10))
+        XCTAssertEqual(declared, 20)
+    }
+
+    func testTheRegistrationSnapshotsWhatTheTaskAsksWhenItStarts() throws {
+        let manager = manager()
+        let task = try manager.dataTask(with: URLRequest(url: url)) { _, _, _ in }
+        let delegate = try XCTUnwrap(manager.table.delegate(for: task))
+        let before = try XCTUnwrap(delegate.transferRegistration)
+        delegate.totalTimeout = 7
+        XCTAssertNotEqual(before.options.totalTimeout, 7)
+        XCTAssertEqual(delegate.transferRegistration?.options.totalTimeout, 7)
+        XCTAssertFalse(before.options.isDownload)
+        XCTAssertNil(before.options.interceptor)
+    }
+
+    func testTheSessionsDelegateFindsTheRegistrationOfItsManagersTasksOnly() throws {
+        let manager = manager()
+        let task = try manager.dataTask(with: URLRequest(url: url)) { _, _, _ in }
+        let registry = try XCTUnwrap(task.delegate as? any TransferRegistry)
+        XCTAssertNotNil(registry.transferRegistration(for: task))
+        let other = URLSession(configuration: .ephemeral).dataTask(with: url)
+        XCTAssertNil(registry.transferRegistration(for: other))
+    }
+}
