@@ -65,7 +65,8 @@ extension TaskDelegate: TransferEvents {
 
     /// What the task asks of its transfer now (read when the transfer starts).
     var transferOptions: TransferOptions {
-        TransferOptions(
+        let (limits, totalTimeout, clientIdentity, interceptor) = transferSettings
+        return TransferOptions(
             limits: limits, isDownload: kind == .download, totalTimeout: totalTimeout, clientIdentity: clientIdentity,
             interceptor: interceptor, reportsAttempts: !monitors.isEmpty, bodySink: receivesBodyFromTransport ? self : nil)
     }

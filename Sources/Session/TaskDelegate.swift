@@ -171,7 +171,7 @@ final class TaskDelegate: @unchecked Sendable {
     func didReceive(response: URLResponse) {
         guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), !endedAtRedirect else { return }
         let failed: Bool = state.withLock { state in
-            if let limit = state.limits.sizeLimit(isDownload: kind == .download), response.expectedContentLength > limit.bytes {
+            if let limit = checkedSizeLimit(state), response.expectedContentLength > limit.bytes {
                 state.record(.failed(SessionError.responseLimitExceeded(
                     limit: limit.limit, declaredLength: response.expectedContentLength, response: response)))
                 return true
@@ -211,6 +211,13 @@ final class TaskDelegate: @unchecked Sendable {
         }
     }
 
+    /// The size limit this delegate enforces itself: on URLSession's own protocol only, since
+    /// the libcurl transport stops a response over its limits before handing on a byte of it
+    /// (and reports it, `transfer(exceeded:declaredLength:response:)`).
+    private func checkedSizeLimit(_ state: State) -> (bytes: Int64, limit: ResponseLimits.Limit)? {
+        isCarriedByLibcurl ? nil : state.limits.sizeLimit(isDownload: kind == .download)
+    }
+
     /// The libcurl transport's window for this task's body, told of every chunk processed.
     func receiveBody(through window: CurlReceiveWindow) {
         state.withLock { $0.receiveWindow = window }
@@ -228,7 +235,7 @@ final class TaskDelegate: @unchecked Sendable {
         let (failed, total): (Bool, Int64) = state.withLock { state in
             window = state.receiveWindow
             state.bytesReceived += Int64(bytes.count)
-            if let limit = state.limits.sizeLimit(isDownload: kind == .download), state.bytesReceived > limit.bytes {
+            if let limit = checkedSizeLimit(state), state.bytesReceived > limit.bytes {
                 let declared = state.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
                 state.record(.failed(SessionError.responseLimitExceeded(limit: limit.limit, declaredLength: declared, response: state.response)))
                 return (true, state.bytesReceived)
@@ -317,6 +324,11 @@ final class TaskDelegate: @unchecked Sendable {
     var totalTimeout: TimeInterval? {
         get { state.withLock { $0.totalTimeout } }
         set { state.withLock { $0.totalTimeout = newValue } }
+    }
+
+    /// The settings above that the task's transfer takes when it starts, read under one lock.
+    var transferSettings: (ResponseLimits, TimeInterval?, ClientIdentity?, (any RequestInterceptor)?) {
+        state.withLock { ($0.limits, $0.totalTimeout, $0.clientIdentity, $0.interceptor) }
     }
 
     /// The libcurl transport ended one request and response of the task.

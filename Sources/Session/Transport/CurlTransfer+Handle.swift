@@ -34,24 +34,14 @@ extension CurlTransfer {
         case .data(let data, _): .data(count: data.count)
         case .stream: .stream(declaredLength: request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) })
         }
-        let options = EasyHandleOptions(EasyHandleOptions.Input(
+        var sink = HandleSink(easy: easy)
+        hop.uploadLength = EasyHandleOptions.apply(EasyHandleOptions.Input(
             url: url, socketPath: socketPath, proxy: hop.proxy, clientIdentity: clientIdentity, httpVersion: transport.connection.httpVersion,
             receiveBufferSize: receiveBufferSize, connectMilliseconds: milliseconds.connect, totalMilliseconds: milliseconds.total,
             method: request.httpMethod, headers: transport.settings.headers(of: request, excluding: EasyHandleOptions.framingFields),
-            body: bodyKind))
-        hop.uploadLength = options.uploadLength
-        for value in options.values {
-            switch value {
-            case .long(let option, let value): _ = afn_easy_setopt_long(easy, option, value)
-            case .offset(let option, let value): _ = afn_easy_setopt_off(easy, option, value)
-            case .string(let option, let value): _ = value.withCString { afn_easy_setopt_pointer(easy, option, $0) }
-            case .blob(let option, let value): _ = value.withUnsafeBytes { afn_easy_setopt_blob(easy, option, $0.baseAddress, $0.count) }
-            }
-        }
-        var list: UnsafeMutableRawPointer?
-        for line in options.headerLines { list = afn_slist_append(list, line) }
-        headerList = list
-        _ = afn_easy_setopt_pointer(easy, CurlOption.httpHeader, list)
+            body: bodyKind), to: &sink)
+        headerList = sink.headerList
+        _ = afn_easy_setopt_pointer(easy, CurlOption.httpHeader, sink.headerList)
         setCallbacks(easy)
         startIdleTimer()
         transport.startNextHop(self, easy: easy)
@@ -84,5 +74,29 @@ extension CurlTransfer {
         easy = nil
         if let headerList { afn_slist_free_all(headerList) }
         headerList = nil
+    }
+}
+
+/// Sets each option on the easy handle as `EasyHandleOptions` builds it, and collects the
+/// header lines into libcurl's list.
+private struct HandleSink: CurlOptionSink {
+    let easy: UnsafeMutableRawPointer
+    var headerList: UnsafeMutableRawPointer?
+
+    init(easy: UnsafeMutableRawPointer) {
+        self.easy = easy
+    }
+
+    mutating func set(_ value: CurlOptionValue) {
+        switch value {
+        case .long(let option, let value): _ = afn_easy_setopt_long(easy, option, value)
+        case .offset(let option, let value): _ = afn_easy_setopt_off(easy, option, value)
+        case .string(let option, let value): _ = value.withCString { afn_easy_setopt_pointer(easy, option, $0) }
+        case .blob(let option, let value): _ = value.withUnsafeBytes { afn_easy_setopt_blob(easy, option, $0.baseAddress, $0.count) }
+        }
+    }
+
+    mutating func appendHeader(_ line: String) {
+        headerList = afn_slist_append(headerList, line)
     }
 }

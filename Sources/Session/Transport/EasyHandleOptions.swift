@@ -9,11 +9,23 @@ enum CurlOptionValue: Equatable {
     case blob(Int32, Data)
 }
 
+/// Where `EasyHandleOptions` puts what it builds: the easy handle itself in the transport
+/// (`CurlTransfer+Handle`), a recorder in the tests. Options go straight to the sink, with no
+/// list made per request.
+protocol CurlOptionSink {
+    /// Sets one option.
+    mutating func set(_ value: CurlOptionValue)
+    /// Adds a header line (`CURLOPT_HTTPHEADER`).
+    mutating func appendHeader(_ line: String)
+}
+
 /// The options of one hop's easy handle, built from the request and the transport's settings:
-/// every value option libcurl is given, the request's header lines as libcurl reads them, and
-/// the body's length. The callbacks and their context pointers are the transfer's
-/// (`CurlTransfer+Handle`). Pure: tested without libcurl.
-struct EasyHandleOptions: Equatable {
+/// every value option libcurl is given, the request's header lines as libcurl reads them
+/// ("Name: value", and "Name;" for an empty value, since libcurl reads "Name:" as "remove this
+/// header"; "Expect:" last, which keeps libcurl from waiting for a 100 Continue), and the
+/// body's length. The callbacks and their context pointers are the transfer's
+/// (`CurlTransfer+Handle`). Pure: tested without libcurl, through a recording sink.
+enum EasyHandleOptions {
     /// How the hop's request body is sent.
     enum Body: Equatable {
         case none
@@ -47,80 +59,75 @@ struct EasyHandleOptions: Equatable {
     /// The request's fields libcurl writes itself from the body it sends (lower-case).
     static let framingFields: Set<String> = ["content-length", "transfer-encoding", "expect"]
 
-    var values: [CurlOptionValue]
-    /// The header lines (`CURLOPT_HTTPHEADER`): "Name: value", and "Name;" for an empty value
-    /// (libcurl reads "Name:" as "remove this header"); "Expect:" keeps libcurl from waiting
-    /// for a 100 Continue.
-    var headerLines: [String]
-    /// The request body's length; -1 when unknown or none is sent.
-    var uploadLength: Int64
-
-    init(_ input: Input) {
-        var values: [CurlOptionValue] = [.string(CurlOption.url, input.url.absoluteString)]
-        if let socketPath = input.socketPath { values.append(.string(CurlOption.unixSocketPath, socketPath)) }
+    /// Puts the options of the hop `input` describes into `sink`; returns the request body's
+    /// length (-1 when unknown or none is sent).
+    static func apply<Sink: CurlOptionSink>(_ input: Input, to sink: inout Sink) -> Int64 {
+        sink.set(.string(CurlOption.url, input.url.absoluteString))
+        if let socketPath = input.socketPath { sink.set(.string(CurlOption.unixSocketPath, socketPath)) }
         // Every hop names its proxy, or none: libcurl's own reading of the environment is off.
-        values.append(.string(CurlOption.proxy, input.proxy?.curlURL ?? ""))
+        sink.set(.string(CurlOption.proxy, input.proxy?.curlURL ?? ""))
         if let proxy = input.proxy {
-            values.append(.long(CurlOption.suppressConnectHeaders, 1))
-            if proxy.kind == .https, !proxy.anchorCertificates.isEmpty { values.append(.blob(CurlOption.proxyCAInfoBlob, proxy.anchorsPEM)) }
-            if let username = proxy.username { values.append(.string(CurlOption.proxyUsername, username)) }
-            if let password = proxy.password { values.append(.string(CurlOption.proxyPassword, password)) }
+            sink.set(.long(CurlOption.suppressConnectHeaders, 1))
+            if proxy.kind == .https, !proxy.anchorCertificates.isEmpty { sink.set(.blob(CurlOption.proxyCAInfoBlob, proxy.anchorsPEM)) }
+            if let username = proxy.username { sink.set(.string(CurlOption.proxyUsername, username)) }
+            if let password = proxy.password { sink.set(.string(CurlOption.proxyPassword, password)) }
         }
         if let identity = input.clientIdentity {
             // Part of libcurl's connection matching: a connection is reused for this identity only.
-            values.append(.blob(CurlOption.sslCertificateBlob, identity.certificateChainPEM))
-            values.append(.blob(CurlOption.sslKeyBlob, identity.privateKeyPEM))
+            sink.set(.blob(CurlOption.sslCertificateBlob, identity.certificateChainPEM))
+            sink.set(.blob(CurlOption.sslKeyBlob, identity.privateKeyPEM))
         }
-        values += [
-            .string(CurlOption.protocolsString, "http,https"), .string(CurlOption.redirectProtocolsString, "http,https"),
-            .string(CurlOption.acceptEncoding, ""), .long(CurlOption.noSignal, 1), .long(CurlOption.httpVersion, input.httpVersion.curlValue),
-        ]
+        sink.set(.string(CurlOption.protocolsString, "http,https"))
+        sink.set(.string(CurlOption.redirectProtocolsString, "http,https"))
+        sink.set(.string(CurlOption.acceptEncoding, ""))
+        sink.set(.long(CurlOption.noSignal, 1))
+        sink.set(.long(CurlOption.httpVersion, input.httpVersion.curlValue))
         let scheme = input.url.scheme?.lowercased()
         switch input.httpVersion {
         case .automatic where scheme == "https":
             // Wait for a connection that may multiplex rather than open another beside it: only
             // where HTTP/2 can be negotiated (TLS with ALPN); over plain http the wait would hold
             // a request behind another's response on the one HTTP/1.1 connection.
-            values.append(.long(CurlOption.pipeWait, 1))
+            sink.set(.long(CurlOption.pipeWait, 1))
         case .http2PriorKnowledge where scheme == "http":
             // libcurl 7.88 fails every request after the first on a prior-knowledge connection,
             // in turn or multiplexed, with CURLE_HTTP2, "Error in the HTTP2 framing layer" (`curl
             // --http2-prior-knowledge URL URL` shows it against nginx): such a connection
             // carries one request (and the transport does not multiplex).
-            values.append(.long(CurlOption.forbidReuse, 1))
+            sink.set(.long(CurlOption.forbidReuse, 1))
         default:
             break
         }
-        values += [
-            .long(CurlOption.bufferSize, input.receiveBufferSize), .long(CurlOption.uploadBufferSize, 64 * 1024),
-            .long(CurlOption.noProgress, 0),
-            // The policy replaces OpenSSL's verification (and the host check) in the handshake;
-            // without session resumption every connection is verified.
-            .long(CurlOption.sslVerifyPeer, 1), .long(CurlOption.sslVerifyHost, 0), .long(CurlOption.sslSessionIDCache, 0),
-            .long(CurlOption.connectTimeoutMilliseconds, input.connectMilliseconds),
-            .long(CurlOption.timeoutMilliseconds, input.totalMilliseconds),
-        ]
+        sink.set(.long(CurlOption.bufferSize, input.receiveBufferSize))
+        sink.set(.long(CurlOption.uploadBufferSize, 64 * 1024))
+        sink.set(.long(CurlOption.noProgress, 0))
+        // The policy replaces OpenSSL's verification (and the host check) in the handshake;
+        // without session resumption every connection is verified.
+        sink.set(.long(CurlOption.sslVerifyPeer, 1))
+        sink.set(.long(CurlOption.sslVerifyHost, 0))
+        sink.set(.long(CurlOption.sslSessionIDCache, 0))
+        sink.set(.long(CurlOption.connectTimeoutMilliseconds, input.connectMilliseconds))
+        sink.set(.long(CurlOption.timeoutMilliseconds, input.totalMilliseconds))
 
         let method = input.method?.uppercased() ?? "GET"
-        var headers = input.headers
         let uploadLength: Int64 = switch input.body {
         case .data(let count): Int64(count)
         case .stream(let declared): declared ?? -1
         case .none: method == "POST" || method == "PUT" || method == "PATCH" ? 0 : -1
         }
         if method == "HEAD" {
-            values.append(.long(CurlOption.noBody, 1))
+            sink.set(.long(CurlOption.noBody, 1))
         } else if uploadLength >= 0 || input.body != .none {
-            values.append(.long(CurlOption.upload, 1))
-            values.append(.offset(CurlOption.inFileSizeLarge, uploadLength))
+            sink.set(.long(CurlOption.upload, 1))
+            sink.set(.offset(CurlOption.inFileSizeLarge, uploadLength))
         }
-        if method != "GET", method != "HEAD" { values.append(.string(CurlOption.customRequest, method)) }
+        if method != "GET", method != "HEAD" { sink.set(.string(CurlOption.customRequest, method)) }
+        for header in input.headers { sink.appendHeader(header.value.isEmpty ? header.name + ";" : header.name + ": " + header.value) }
         // URLSession's own protocol gives this type to a POST body that has none.
-        if method == "POST", uploadLength != 0, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
-            headers.append((name: "Content-Type", value: "application/x-www-form-urlencoded"))
+        if method == "POST", uploadLength != 0, !input.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            sink.appendHeader("Content-Type: application/x-www-form-urlencoded")
         }
-        self.values = values
-        headerLines = headers.map { $0.value.isEmpty ? $0.name + ";" : $0.name + ": " + $0.value } + ["Expect:"]
-        self.uploadLength = uploadLength
+        sink.appendHeader("Expect:")
+        return uploadLength
     }
 }

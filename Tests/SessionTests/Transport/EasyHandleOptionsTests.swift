@@ -5,21 +5,33 @@ import XCTest
 /// The options of a hop's easy handle, built without libcurl: the values libcurl is given, the
 /// header lines as it reads them, and the body's length.
 final class EasyHandleOptionsTests: XCTestCase {
+    /// What a hop's options were, as a recording sink saw them.
+    private struct Recorded: CurlOptionSink {
+        var values: [CurlOptionValue] = []
+        var headerLines: [String] = []
+        var uploadLength: Int64 = 0
+
+        mutating func set(_ value: CurlOptionValue) { values.append(value) }
+        mutating func appendHeader(_ line: String) { headerLines.append(line) }
+    }
+
     private func options(
         _ url: String = "http://127.0.0.1:8080/items", method: String? = nil, headers: [(name: String, value: String)] = [],
         body: EasyHandleOptions.Body = .none, httpVersion: HTTPVersion = .automatic, proxy: Proxy? = nil
-    ) -> EasyHandleOptions {
-        EasyHandleOptions(EasyHandleOptions.Input(
+    ) -> Recorded {
+        var recorded = Recorded()
+        recorded.uploadLength = EasyHandleOptions.apply(EasyHandleOptions.Input(
             url: URL(string: url)!, socketPath: nil, proxy: proxy, clientIdentity: nil, httpVersion: httpVersion, receiveBufferSize: 65536,
-            connectMilliseconds: 1500, totalMilliseconds: 0, method: method, headers: headers, body: body))
+            connectMilliseconds: 1500, totalMilliseconds: 0, method: method, headers: headers, body: body), to: &recorded)
+        return recorded
     }
 
-    private func long(_ option: Int32, in options: EasyHandleOptions) -> Int? {
+    private func long(_ option: Int32, in options: Recorded) -> Int? {
         for case .long(option, let value) in options.values { return value }
         return nil
     }
 
-    private func string(_ option: Int32, in options: EasyHandleOptions) -> String? {
+    private func string(_ option: Int32, in options: Recorded) -> String? {
         for case .string(option, let value) in options.values { return value }
         return nil
     }
