@@ -1,7 +1,6 @@
 // Non-variadic entry points into the libcurl that FoundationNetworking already loads, found
-// with dlopen/dlsym at run time (no headers or link-time dependency), plus the libdispatch
-// calls the transport needs to run on URLSession's own queue. Calls that can reach OpenSSL's
-// state pass the exit gate of OpenSSLBridge.
+// with dlopen/dlsym at run time (no headers or link-time dependency). Calls that can reach
+// OpenSSL's state pass the exit gate of OpenSSLBridge.
 #ifndef AFN_LIBCURL_BRIDGE_H
 #define AFN_LIBCURL_BRIDGE_H
 
@@ -47,11 +46,5 @@ int afn_multi_socket_action(void *multi, int socket, int events, int *running);
 int afn_multi_timeout(void *multi, long *milliseconds);
 /// The next finished transfer: returns 1 and sets `easy` and `result`, or 0 when none is left.
 int afn_multi_next_done(void *multi, void **easy, int *result);
-
-/// The queue the caller runs on, retained.
-void *afn_dispatch_current_queue(void);
-void afn_dispatch_release(void *queue);
-/// Runs `work(context)` on `queue`, without waiting for it.
-void afn_dispatch_async(void *queue, void *context, void (*work)(void *context));
 
 #endif

@@ -1,5 +1,6 @@
 import AFLocking
 import AFSecurity
+import DispatchBridge
 import LibcurlBridge
 import Foundation
 #if canImport(FoundationNetworking)
