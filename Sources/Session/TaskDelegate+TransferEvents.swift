@@ -16,7 +16,7 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
-        manager?.redirection(of: task, in: session, response: response, to: request)
+        manager?.redirection(of: task, delegate: self, in: session, response: response, to: request)
     }
 
     func transferReceivesBody(through window: CurlReceiveWindow) {
@@ -31,7 +31,7 @@ extension TaskDelegate: TransferEvents {
         let challenge = URLAuthenticationChallenge(
             protectionSpace: space, proposedCredential: nil, previousFailureCount: 0, failureResponse: response, error: nil,
             sender: AnsweredByReturnValue())
-        let (disposition, credential) = manager.answer(to: challenge, of: task, in: session)
+        let (disposition, credential) = manager.answer(to: challenge, of: task, delegate: self, in: session)
         guard disposition == .useCredential, let user = credential?.user, let password = credential?.password else { return nil }
         return Self.authenticated(request, user: user, password: password)
     }
@@ -82,7 +82,7 @@ extension TaskDelegate: TransferEvents {
 }
 
 /// The sender of the challenges a task builds for its libcurl transfer, which takes the answer
-/// from `answer(to:of:in:)`'s return value rather than from these calls.
+/// from `answer(to:of:delegate:in:)`'s return value rather than from these calls.
 private final class AnsweredByReturnValue: NSObject, URLAuthenticationChallengeSender {
     func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
     func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}

@@ -31,21 +31,21 @@ extension URLSessionManager: URLSessionDataDelegate {
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         let delegate = table.delegate(for: task)
-        // A libcurl task's transport already asked `answer(to:of:in:)` and retried once; a
+        // A libcurl task's transport already asked `answer(to:of:delegate:in:)` and retried once; a
         // challenge reaching here is final, and `.useCredential` would make URLSession retry
         // on its own protocol, outside the transport's trust checks.
         var (disposition, credential) = delegate?.isCarriedByLibcurl == true
-            ? (.cancelAuthenticationChallenge, nil) : answer(to: challenge, of: task, in: session)
+            ? (.cancelAuthenticationChallenge, nil) : answer(to: challenge, of: task, delegate: delegate, in: session)
         if disposition == .cancelAuthenticationChallenge { delegate?.didRefuseAuthenticationChallenge() }
         if disposition != .useCredential { credential = nil }
         completionHandler(disposition, credential)
     }
 
     /// How the manager answers `challenge`: the override's answer, or for HTTP Basic the
-    /// task's credential, else the manager's, on the first attempt. Whatever would hang or crash
-    /// URLSession on Linux becomes `.cancelAuthenticationChallenge`.
+    /// task's credential (its `delegate`'s), else the manager's, on the first attempt. Whatever
+    /// would hang or crash URLSession on Linux becomes `.cancelAuthenticationChallenge`.
     func answer(
-        to challenge: URLAuthenticationChallenge, of task: URLSessionTask, in session: URLSession
+        to challenge: URLAuthenticationChallenge, of task: URLSessionTask, delegate: TaskDelegate?, in session: URLSession
     ) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
         var disposition: URLSession.AuthChallengeDisposition
         var credential: URLCredential?
@@ -57,7 +57,7 @@ extension URLSessionManager: URLSessionDataDelegate {
             let space = challenge.protectionSpace
             let challenger = "\(space.protocol ?? "")://\(space.host.lowercased()):\(space.port)"
             if let original = task.originalRequest?.url, RedirectRule.origin(of: original) == challenger {
-                credential = table.delegate(for: task)?.credential ?? self.credential
+                credential = delegate?.credential ?? self.credential
             }
             disposition = challenge.previousFailureCount == 0 && credential != nil ? .useCredential : .cancelAuthenticationChallenge
         } else {
@@ -83,14 +83,15 @@ extension URLSessionManager: URLSessionDataDelegate {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(redirection(of: task, in: session, response: response, to: request))
+        completionHandler(redirection(of: task, delegate: table.delegate(for: task), in: session, response: response, to: request))
     }
 
-    /// The request that follows a redirect, with the stored cookies for its URL, or `nil` to
-    /// stop at the redirect response.
-    func redirection(of task: URLSessionTask, in session: URLSession, response: HTTPURLResponse, to proposed: URLRequest) -> URLRequest? {
-        let delegate = table.delegate(for: task)
-        storeCookies(of: response, for: task)
+    /// The request that follows a redirect of `task` (whose `delegate` counts it), with the
+    /// stored cookies for its URL, or `nil` to stop at the redirect response.
+    func redirection(
+        of task: URLSessionTask, delegate: TaskDelegate?, in session: URLSession, response: HTTPURLResponse, to proposed: URLRequest
+    ) -> URLRequest? {
+        storeCookies(of: response, delegate: delegate)
         if let delegate, delegate.didRedirect() > Self.maximumRedirects {
             delegate.didStopRedirects(after: response)
             return nil
@@ -125,8 +126,8 @@ extension URLSessionManager: URLSessionDataDelegate {
 
     /// Keeps the cookies of a response that URLSession's own protocol received (the libcurl
     /// transport stores its responses' cookies itself, each `Set-Cookie` line apart).
-    func storeCookies(of response: HTTPURLResponse, for task: URLSessionTask) {
-        guard sessionConfiguration.httpCookieAcceptPolicy != .never, table.delegate(for: task)?.isCarriedByLibcurl == false,
+    func storeCookies(of response: HTTPURLResponse, delegate: TaskDelegate?) {
+        guard sessionConfiguration.httpCookieAcceptPolicy != .never, delegate?.isCarriedByLibcurl == false,
               let url = response.url, let joined = response.value(forHTTPHeaderField: "Set-Cookie") else { return }
         cookieJar.store(setCookies: CookieJar.splitJoinedSetCookie(joined), from: url)
     }
@@ -153,11 +154,12 @@ extension URLSessionManager: URLSessionDataDelegate {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        let delegate = table.delegate(for: dataTask)
         // A redirect the task failed at is not its response.
-        if table.delegate(for: dataTask)?.endedAtRedirect == true { return completionHandler(.cancel) }
-        if let response = response as? HTTPURLResponse { storeCookies(of: response, for: dataTask) }
+        if delegate?.endedAtRedirect == true { return completionHandler(.cancel) }
+        if let response = response as? HTTPURLResponse { storeCookies(of: response, delegate: delegate) }
         let disposition = override(\.dataTaskDidReceiveResponse)?(session, dataTask, response) ?? .allow
-        guard let delegate = table.delegate(for: dataTask) else {
+        guard let delegate else {
             completionHandler(disposition)
             return
         }

@@ -11,7 +11,7 @@ extension CurlTransfer {
     func adapt(attempt: Int) {
         guard let interceptor = options.interceptor else { return perform(machine.adapted(failure: nil)) }
         let request = originalRequest
-        interceptorWork = Task { [weak self, transport] in
+        keep(.interceptors(Task { [weak self, transport] in
             let adapted: Result<URLRequest, any Error>
             do {
                 adapted = .success(try await interceptor.adapt(request, attempt: attempt))
@@ -20,7 +20,7 @@ extension CurlTransfer {
             }
             guard !Task.isCancelled else { return }
             transport.async { [weak self] in self?.adapted(adapted) }
-        }
+        }))
     }
 
     /// On the transport's queue: the interceptors adapted the attempt's request, or failed the task.
@@ -58,11 +58,11 @@ extension CurlTransfer {
             request: request, response: outcome.held?.response, body: outcome.held?.body ?? Data(), error: outcome.failure,
             attempt: attempt, receivedResponseBytes: hop.receivedResponseBytes, canContinue: range != nil,
             isReusedConnection: lastHopReusedConnection, canReplayBody: canReplayBody, elapsed: Self.seconds(from: transferStart))
-        interceptorWork = Task { [weak self, transport] in
+        keep(.interceptors(Task { [weak self, transport] in
             let decision = await interceptor.retry(context)
             guard !Task.isCancelled else { return }
             transport.async { [weak self] in self?.decided(decision, context: context) }
-        }
+        }))
     }
 
     /// On the transport's queue: the interceptors decided on the failed attempt `context`.

@@ -16,7 +16,22 @@ final class CurlTransfer: @unchecked Sendable {
     // URLSession's work queue, then handed over; libcurl callbacks run inside the transport's
     // calls there).
 
-    typealias StateMachine = TransferStateMachine<URLRequest, HTTPURLResponse, URLError>
+    typealias StateMachine = TransferStateMachine<URLRequest, HTTPURLResponse, URLError, PendingWork>
+
+    /// What runs between hops, kept by the state machine's phase.
+    enum PendingWork {
+        /// The interceptors adapting a request or deciding on an attempt.
+        case interceptors(Task<Void, Never>)
+        /// The wait before a retry.
+        case retryTimer(DispatchSourceTimer)
+
+        func cancel() {
+            switch self {
+            case .interceptors(let task): task.cancel()
+            case .retryTimer(let timer): timer.cancel()
+            }
+        }
+    }
 
     /// The request body of the current hop.
     enum Body {
@@ -55,9 +70,6 @@ final class CurlTransfer: @unchecked Sendable {
     var reportedUpload: Int64 = 0
     /// The last byte received or sent; the transport's idle timer compares it with the idle timeout.
     var lastActivity = DispatchTime.now()
-    /// The interceptors' work in flight, and the wait before a retry.
-    var interceptorWork: Task<Void, Never>?
-    var retryTimer: DispatchSourceTimer?
     /// Whether the last hop went on a reused connection.
     var lastHopReusedConnection = false
     /// Where the next attempt continues the body already delivered, and the error that ends the
@@ -174,25 +186,27 @@ final class CurlTransfer: @unchecked Sendable {
         case .decide(let attempt, let outcome):
             decide(attempt: attempt, outcome)
         case .scheduleRetry(let delay):
-            retryTimer = transport.run(after: delay) { [weak self] in
+            keep(.retryTimer(transport.run(after: delay) { [weak self] in
                 guard let self else { return }
                 perform(machine.retryTimerFired())
-            }
+            }))
         case .finish:
             tellClient(ending: true) { $1.urlProtocolDidFinishLoading($0) }
         case .fail(let error):
             tellClient(ending: true) { $1.urlProtocol($0, didFailWithError: error) }
         case .conclude(let outcome):
             conclude(outcome)
-        case .stop:
-            interceptorWork?.cancel()
-            interceptorWork = nil
-            retryTimer?.cancel()
-            retryTimer = nil
+        case .stop(let pending):
+            pending?.cancel()
             if let easy { transport.remove(easy) }
             releaseHandle()
             urlProtocol = nil
         }
+    }
+
+    /// Hands `work` to the phase that waits for it, or cancels it when none does.
+    func keep(_ work: PendingWork) {
+        if !machine.began(work) { work.cancel() }
     }
 
     /// The attempt's own outcome goes to the client: its held response and body, then the end,

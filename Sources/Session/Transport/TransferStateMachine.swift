@@ -8,8 +8,10 @@ import Foundation
 /// returned. Pure: tested without a server and fuzzed (`Tests/Fuzz/TransferState`).
 ///
 /// Generic over the request and response so that its tests and fuzzer need no Foundation
-/// networking types; `Failure` is what a failed attempt reports (a `URLError` in the transport).
-struct TransferStateMachine<Request, Response, Failure: Error> {
+/// networking types; `Failure` is what a failed attempt reports (a `URLError` in the transport);
+/// `Work` is what runs between hops (the interceptors' task, the retry timer), kept by the phase
+/// it runs in and handed back to be cancelled when the task is.
+struct TransferStateMachine<Request, Response, Failure: Error, Work> {
     /// An error response held back from the client, with the body received so far.
     struct Held {
         var response: Response
@@ -43,14 +45,14 @@ struct TransferStateMachine<Request, Response, Failure: Error> {
     enum Phase {
         /// Made; nothing started.
         case initialized
-        /// The interceptors are adapting the attempt's request.
-        case adapting(Attempt)
+        /// The interceptors are adapting the attempt's request (`Work`, once begun).
+        case adapting(Attempt, Work?)
         /// A hop of the attempt runs on a handle.
         case running(Attempt, Hop)
         /// The attempt ended as `Outcome` says; the interceptors decide whether it is retried.
-        case deciding(Attempt, Outcome)
-        /// A retry was decided: attempt `next` starts when the timer fires.
-        case waitingToRetry(next: Int)
+        case deciding(Attempt, Outcome, Work?)
+        /// A retry was decided: attempt `next` starts when the timer (`Work`) fires.
+        case waitingToRetry(next: Int, Work?)
         /// The client was told the end, or the task was cancelled: nothing more happens.
         case ended
     }
@@ -73,8 +75,9 @@ struct TransferStateMachine<Request, Response, Failure: Error> {
         /// Tell the client the attempt's own outcome: the held response and its body, then the
         /// end, or the failure.
         case conclude(Outcome)
-        /// Stop everything running (handle, interceptors, timer); the client is not told.
-        case stop
+        /// Stop everything running: the handle, and `pending` (the interceptors' task or the
+        /// retry timer) when there is one; the client is not told.
+        case stop(pending: Work?)
     }
 
     /// What the interceptors decided.
@@ -115,8 +118,8 @@ struct TransferStateMachine<Request, Response, Failure: Error> {
     /// The attempt running or last run (1 before the first).
     var attempt: Int {
         switch phase {
-        case .adapting(let attempt), .running(let attempt, _), .deciding(let attempt, _): return attempt.number
-        case .waitingToRetry(let next): return next - 1
+        case .adapting(let attempt, _), .running(let attempt, _), .deciding(let attempt, _, _): return attempt.number
+        case .waitingToRetry(let next, _): return next - 1
         case .initialized, .ended: return max(1, lastAttempt)
         }
     }
@@ -155,16 +158,28 @@ struct TransferStateMachine<Request, Response, Failure: Error> {
     private mutating func begin(attempt number: Int) -> Action {
         lastAttempt = number
         if hasInterceptors {
-            phase = .adapting(Attempt(number: number))
+            phase = .adapting(Attempt(number: number), nil)
             return .adapt(attempt: number)
         }
         phase = .running(Attempt(number: number), .delivering)
         return .startHop(next: nil)
     }
 
+    /// The work an `adapt`, `decide` or `scheduleRetry` action asked for began: the phase keeps
+    /// it. `false` when the phase waits for no work (the caller cancels it).
+    mutating func began(_ work: Work) -> Bool {
+        switch phase {
+        case .adapting(let attempt, nil): phase = .adapting(attempt, work)
+        case .deciding(let attempt, let outcome, nil): phase = .deciding(attempt, outcome, work)
+        case .waitingToRetry(let next, nil): phase = .waitingToRetry(next: next, work)
+        default: return false
+        }
+        return true
+    }
+
     /// The interceptors adapted the attempt's request (the transfer keeps it), or failed.
     mutating func adapted(failure: (any Error)?) -> Action {
-        guard case .adapting(let attempt) = phase else { return .none }
+        guard case .adapting(let attempt, _) = phase else { return .none }
         if let failure { return end(.fail(failure)) }
         phase = .running(attempt, .delivering)
         return .startHop(next: nil)
@@ -241,16 +256,16 @@ struct TransferStateMachine<Request, Response, Failure: Error> {
     }
 
     private mutating func decide(_ attempt: Attempt, _ outcome: Outcome) -> Action {
-        phase = .deciding(attempt, outcome)
+        phase = .deciding(attempt, outcome, nil)
         return .decide(attempt: attempt.number, outcome)
     }
 
     /// The interceptors decided on the attempt.
     mutating func decided(_ decision: Decision) -> Action {
-        guard case .deciding(let attempt, let outcome) = phase else { return .none }
+        guard case .deciding(let attempt, let outcome, _) = phase else { return .none }
         switch decision {
         case .retry(let delay):
-            phase = .waitingToRetry(next: attempt.number + 1)
+            phase = .waitingToRetry(next: attempt.number + 1, nil)
             return .scheduleRetry(after: delay)
         case .conclude:
             if outcome.held != nil { responseDelivered = true }
@@ -262,7 +277,7 @@ struct TransferStateMachine<Request, Response, Failure: Error> {
 
     /// The wait before a retry ended: the next attempt starts.
     mutating func retryTimerFired() -> Action {
-        guard case .waitingToRetry(let next) = phase else { return .none }
+        guard case .waitingToRetry(let next, _) = phase else { return .none }
         return begin(attempt: next)
     }
 
@@ -275,9 +290,13 @@ struct TransferStateMachine<Request, Response, Failure: Error> {
 
     /// URLSession stopped the task: stop everything; the client is not told.
     mutating func cancelled() -> Action {
+        let pending: Work? = switch phase {
+        case .adapting(_, let work), .deciding(_, _, let work), .waitingToRetry(_, let work): work
+        default: nil
+        }
         if !isEnded { lastAttempt = attempt }
         phase = .ended
-        return .stop
+        return .stop(pending: pending)
     }
 
     private mutating func end(_ action: Action) -> Action {

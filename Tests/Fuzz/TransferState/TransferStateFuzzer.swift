@@ -9,7 +9,7 @@ private struct Failure: Error {
     var name: String
 }
 
-private typealias Machine = TransferStateMachine<String, Int, Failure>
+private typealias Machine = TransferStateMachine<String, Int, Failure, Int>
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTransferState(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
@@ -20,7 +20,7 @@ public func fuzzTransferState(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var stops = 0
     for byte in bytes.dropFirst() {
         let action: Machine.Action
-        switch byte % 18 {
+        switch byte % 19 {
         case 0: action = machine.start()
         case 1: action = machine.adapted(failure: nil)
         case 2: action = machine.adapted(failure: Failure(name: "adapt"))
@@ -41,6 +41,7 @@ public func fuzzTransferState(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         case 14: action = machine.retryTimerFired()
         case 15: action = machine.failed(Failure(name: "outside"))
         case 16: action = machine.cancelled()
+        case 17: _ = machine.began(Int(byte)); action = .none
         default: action = .none
         }
         switch action {

@@ -9,7 +9,7 @@ final class TransferStateMachineTests: XCTestCase {
         var name: String
     }
 
-    private typealias Machine = TransferStateMachine<String, Int, Failure>
+    private typealias Machine = TransferStateMachine<String, Int, Failure, String>
 
     private let cut = Failure(name: "cut")
     private let closed = Failure(name: "closed in head")
@@ -202,6 +202,28 @@ final class TransferStateMachineTests: XCTestCase {
         guard case .none = machine.failed(cut) else { return XCTFail() }
     }
 
+    func testCancellingHandsBackTheInterceptorsWorkToCancel() {
+        var machine = machine(interceptors: true)
+        _ = machine.start()
+        XCTAssertTrue(machine.began("adapting"))
+        guard case .stop(pending: "adapting") = machine.cancelled() else { return XCTFail("\(machine.phase)") }
+    }
+
+    func testCancellingWhileWaitingToRetryHandsBackTheTimerToCancel() {
+        var machine = running()
+        _ = machine.hopFinished(failure: cut, closedInHead: closed, canContinue: false)
+        XCTAssertTrue(machine.began("deciding"))
+        _ = machine.decided(.retry(after: 5))
+        XCTAssertTrue(machine.began("timer"))
+        guard case .stop(pending: "timer") = machine.cancelled() else { return XCTFail("\(machine.phase)") }
+    }
+
+    func testWorkBegunWhereNoneIsAwaitedIsRefused() {
+        var machine = running()
+        XCTAssertFalse(machine.began("stray"))
+        guard case .stop(pending: nil) = machine.cancelled() else { return XCTFail("\(machine.phase)") }
+    }
+
     func testACancelledTaskStopsAndIgnoresEverythingAfter() {
         var machine = running()
         guard case .stop = machine.cancelled() else { return XCTFail() }
@@ -219,7 +241,7 @@ final class TransferStateMachineTests: XCTestCase {
     /// late interceptor).
     private enum Event: CaseIterable {
         case start, adapted, adaptFailed, redirected, authenticated, finalResponse, errorResponse, body, hopSucceeded, hopFailed,
-             hopFailedContinuable, attemptFailed, retry, conclude, decideFail, retryTimer, failed, cancelled
+             hopFailedContinuable, attemptFailed, retry, conclude, decideFail, retryTimer, failed, cancelled, work
     }
 
     private struct Run {
@@ -234,6 +256,7 @@ final class TransferStateMachineTests: XCTestCase {
             case .start: action = machine.start()
             case .adapted: action = machine.adapted(failure: nil)
             case .adaptFailed: action = machine.adapted(failure: Failure(name: "adapt"))
+            case .work: _ = machine.began("work"); action = .none
             case .redirected: machine.redirected(to: "r"); action = .none
             case .authenticated: machine.authenticated(with: "a"); action = .none
             case .finalResponse: action = machine.receivedFinalResponse(200, isError: false) ? .none : .none
