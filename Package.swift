@@ -6,6 +6,7 @@ let package = Package(
     name: "AFNetworking",
     products: [
         .library(name: "AFNetworking", targets: ["AFNetworking"]),
+        .library(name: "AFNetworkingTesting", targets: ["AFNetworkingTesting"]),
     ],
     targets: [
         .target(name: "AFLocking", path: "Sources/Locking"),
@@ -19,6 +20,7 @@ let package = Package(
         .target(name: "AFSession", dependencies: ["AFSerialization", "AFSecurity", "AFTransport", "AFLocking", "PublicSuffixBridge"], path: "Sources/Session", exclude: ["Transport"]),
         .target(name: "AFReachability", dependencies: ["AFLocking"], path: "Sources/Reachability"),
         .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession", "AFSecurity", "AFReachability"], path: "Sources/AFNetworking"),
+        .target(name: "AFNetworkingTesting", dependencies: ["AFNetworking", "AFLocking"], path: "Sources/Testing"),
         .executableTarget(name: "afn", dependencies: ["AFNetworking"], path: "Examples/afn"),
         .executableTarget(name: "rest-client", dependencies: ["AFNetworking"], path: "Examples/RESTClient"),
         .executableTarget(name: "upload-progress", dependencies: ["AFNetworking"], path: "Examples/UploadProgress"),
@@ -31,6 +33,7 @@ let package = Package(
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking", "AFLocking"], path: "Benchmarks"),
         .target(name: "TestSupport", dependencies: ["AFSecurity"], path: "Tests/TestSupport"),
         .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking"], path: "Tests/TransportExitProbe"),
+        .testTarget(name: "TestingTests", dependencies: ["AFNetworkingTesting", "AFNetworking"], path: "Tests/TestingTests"),
         .testTarget(name: "SerializationTests", dependencies: ["AFSerialization", "TestSupport"], path: "Tests/SerializationTests"),
         .testTarget(name: "AFNCommandTests", dependencies: ["afn", "TestSupport"], path: "Tests/AFNCommandTests"),
         .testTarget(name: "SecurityTests", dependencies: ["AFSecurity", "TestSupport"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),

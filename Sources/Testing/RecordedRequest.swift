@@ -1,0 +1,51 @@
+import Foundation
+
+/// A request exactly as a `TestServer` received it: the method, the target of its request line,
+/// its header fields in order and as spelled, its whole body (a chunked body decoded), and the
+/// connection it came on (numbered from 1 in order of arrival), so that tests can assert on the
+/// bytes a client sent and on connection reuse.
+public struct RecordedRequest: Sendable, Equatable {
+    /// One header field as sent.
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The method, as sent (`GET`).
+    public var method: String
+    /// The request target, as sent: the path and query (`/v1/items?page=2`).
+    public var target: String
+    /// The header fields in the order they were sent.
+    public var fields: [Field]
+    /// The body; empty when none was sent.
+    public var body: Data
+    /// The connection the request came on: 1 for the server's first, and so on.
+    public var connection: Int
+
+    public init(method: String, target: String, fields: [Field], body: Data, connection: Int) {
+        self.method = method
+        self.target = target
+        self.fields = fields
+        self.body = body
+        self.connection = connection
+    }
+
+    /// The target's path, percent-encoded as sent (`/v1/items`).
+    public var path: String { String(target.prefix { $0 != "?" }) }
+
+    /// The target's query items, decoded; empty without a query.
+    public var queryItems: [URLQueryItem] { URLComponents(string: target)?.queryItems ?? [] }
+
+    /// The value of the first field named `name` (compared in any case), or `nil`.
+    public func value(forHeader name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The body as UTF-8 text.
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}

@@ -1,0 +1,131 @@
+import AFNetworking
+import AFNetworkingTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// The loopback test server driven by a real manager on the libcurl transport: replies as
+/// scripted, requests recorded as sent, connections kept alive, and the faults only a socket
+/// shows (a stall, a cut, a close).
+final class TestServerTests: XCTestCase {
+    private func server(_ handler: @escaping TestServer.Handler) throws -> TestServer {
+        let server = try TestServer(handler: handler)
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    private func manager() -> URLSessionManager {
+        let manager = URLSessionManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+
+    func testARequestGetsItsReplyAndIsRecordedAsSent() async throws {
+        let server = try server { _ in .text("hello") }
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("greeting"))
+        request.setValue("yes", forHTTPHeaderField: "X-Test")
+        let response = try await manager().data(for: request)
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertEqual(String(decoding: response.value, as: UTF8.self), "hello")
+        let recorded = try XCTUnwrap(server.requests.first)
+        XCTAssertEqual(recorded.method, "GET")
+        XCTAssertEqual(recorded.path, "/greeting")
+        XCTAssertEqual(recorded.value(forHeader: "x-test"), "yes")
+        XCTAssertEqual(server.requests.count, 1)
+    }
+
+    func testABodyIsRecordedInItsExactBytes() async throws {
+        let server = try server { _ in .status(204) }
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("items"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"name":"a"}"#.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        _ = try await manager().data(for: request)
+        XCTAssertEqual(server.requests.first?.body, Data(#"{"name":"a"}"#.utf8))
+        XCTAssertEqual(server.requests.first?.value(forHeader: "Content-Length"), "12")
+    }
+
+    func testSequentialRequestsShareOneKeptAliveConnection() async throws {
+        let server = try server { request in .text(request.path) }
+        let manager = manager()
+        for path in ["a", "b", "c"] {
+            let response = try await manager.data(for: URLRequest(url: server.baseURL.appendingPathComponent(path)))
+            XCTAssertEqual(String(decoding: response.value, as: UTF8.self), "/\(path)")
+        }
+        XCTAssertEqual(server.requests.map(\.connection), [1, 1, 1])
+        XCTAssertEqual(server.connectionCount, 1)
+    }
+
+    func testAStalledReplyEndsInTheRequestsTimeout() async throws {
+        let server = try server { _ in ServerReply.text("late").delayed(by: 5) }
+        var request = URLRequest(url: server.baseURL)
+        request.timeoutInterval = 0.5
+        let start = Date()
+        do {
+            _ = try await manager().data(for: request)
+            XCTFail("a stalled reply completed")
+        } catch let error as URLError {
+            XCTAssertEqual(error.code, .timedOut)
+            XCTAssertEqual(error.userInfo[TimeoutKind.errorUserInfoKey] as? String, "idle")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 4)
+    }
+
+    func testABodyCutShortFailsTheTask() async throws {
+        let server = try server { _ in ServerReply.status(200, body: Data(repeating: 0x61, count: 1000)).cut(afterBodyBytes: 10) }
+        do {
+            _ = try await manager().data(for: URLRequest(url: server.baseURL))
+            XCTFail("a cut body completed")
+        } catch let error as URLError {
+            XCTAssertEqual(error.code, .networkConnectionLost)
+        }
+    }
+
+    func testADrippedBodyArrivesWhole() async throws {
+        let body = Data((0..<64).map { UInt8($0) })
+        let server = try server { _ in ServerReply.status(200, body: body).dripped(16, every: 0.02) }
+        let response = try await manager().data(for: URLRequest(url: server.baseURL))
+        XCTAssertEqual(response.value, body)
+    }
+
+    func testAServerOnAUnixDomainSocketAnswers() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("afn-test-\(UUID().uuidString.prefix(8)).sock").path
+        let server = try TestServer(unixSocketPath: path) { _ in .text("over the socket") }
+        addTeardownBlock { server.stop() }
+        let response = try await manager().data(for: URLRequest(url: server.baseURL.appendingPathComponent("v1/info")))
+        XCTAssertEqual(String(decoding: response.value, as: UTF8.self), "over the socket")
+        XCTAssertEqual(server.requests.first?.path, "/v1/info")
+    }
+
+    func testServersRunSideBySideWithoutSeeingEachOthersRequests() async throws {
+        let servers = try (0..<4).map { index in try server { _ in .text("\(index)") } }
+        let manager = manager()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, server) in servers.enumerated() {
+                group.addTask {
+                    let response = try await manager.data(for: URLRequest(url: server.baseURL))
+                    XCTAssertEqual(String(decoding: response.value, as: UTF8.self), "\(index)")
+                }
+            }
+            try await group.waitForAll()
+        }
+        XCTAssertEqual(servers.map(\.requests.count), [1, 1, 1, 1])
+    }
+
+    func testStoppingTheServerClosesAWaitingClientsConnection() async throws {
+        let server = try server { _ in ServerReply.text("never").delayed(by: 30) }
+        Task {
+            try await Task.sleep(nanoseconds: 300_000_000)
+            server.stop()
+        }
+        do {
+            _ = try await manager().data(for: URLRequest(url: server.baseURL))
+            XCTFail("a stopped server answered")
+        } catch let error as URLError {
+            XCTAssertEqual(error.code, .networkConnectionLost)
+        }
+    }
+}
