@@ -70,7 +70,7 @@ enum RequestOverheadBenchmark {
     }
 
     /// Sends `requests` GETs keeping `inFlight` outstanding, after a warm-up.
-    private static func measure(requests: Int, inFlight: Int, client make: () throws -> any BenchmarkClient) throws -> Figures {
+    static func measure(requests: Int, inFlight: Int, client make: () throws -> any BenchmarkClient) throws -> Figures {
         let client = try make()
         defer { client.close() }
         _ = drive(client, requests: min(300, requests), inFlight: inFlight)

@@ -12,6 +12,7 @@ let benchmarks: [String: ([String]) throws -> Bool] = [
     "request-instructions": RequestInstructionsBenchmark.run,
     "sequential-requests": SequentialRequests.run,
     "serializer-throughput": SerializerThroughputBenchmark.run,
+    "stub-requests": StubRequestsBenchmark.run,
     "transfer": TransferBenchmark.run,
     "downloads-vs-curl": TransferBenchmark.runAgainstCurl,
 ]

@@ -2,7 +2,8 @@
 # Runs every benchmark in release mode against local servers it starts and stops: the memory
 # checks (scripts/memory-check.sh), serializer throughput, the request overhead against nginx
 # (Debian's nginx-light, installed here if missing) in requests per second and in instructions
-# per request (valgrind's callgrind), and large transfers against the bulk
+# per request (valgrind's callgrind), requests answered by the test-support product's stub
+# transport against the same requests to nginx, and large transfers against the bulk
 # server, including `afn` itself. Figures are printed as `name: value unit` lines.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,6 +23,7 @@ bin="$(swift build -c release --show-bin-path)"
 "$bin/afn-benchmarks" serializer-throughput
 "$bin/afn-benchmarks" request-overhead "$NGINX_URL/1k.bin"
 "$bin/afn-benchmarks" request-instructions "$NGINX_URL/1k.bin" 1000
+"$bin/afn-benchmarks" stub-requests "$NGINX_URL/1k.bin"
 
 source scripts/python-servers.sh
 trap 'nginx_stop; bulk_stop; rm -rf "$files"' EXIT

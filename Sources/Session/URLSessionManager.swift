@@ -614,12 +614,18 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         }
     }
 
+    /// The stub answering every request, when the manager was made with `.stubbed`.
+    private var stub: TransportStub? {
+        if case .stubbed(let stub) = transport { return stub }
+        return nil
+    }
+
     /// Whether tasks go through libcurl under `state`: on the libcurl transport when it can be
     /// loaded (otherwise URLSession's own protocol carries them), and always for a policy that
     /// needs enforcement, a Unix domain socket, a client identity or an interceptor.
     private func carriesLibcurl(_ state: Creation) -> Bool {
         // The common case first: the policy comparison costs thousands of instructions a task.
-        (transport == .libcurl && CurlTransport.unavailable == nil)
+        (transport == .libcurl && CurlTransport.unavailable == nil) || stub != nil
             || state.securityPolicy.needsEnforcement || state.connection.needsLibcurl || state.interceptor != nil
     }
 
@@ -659,7 +665,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         do {
             let curlTransport = try CurlTransport(
                 policy: state.securityPolicy, configuration: carriedConfiguration,
-                receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, cookieJar: cookieJar)
+                receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, cookieJar: cookieJar, stub: stub)
             state.curlTransport = curlTransport
             return (session, curlTransport)
         } catch {

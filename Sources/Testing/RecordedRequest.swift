@@ -1,9 +1,10 @@
 import Foundation
 
-/// A request exactly as a `TestServer` received it: the method, the target of its request line,
-/// its header fields in order and as spelled, its whole body (a chunked body decoded), and the
-/// connection it came on (numbered from 1 in order of arrival), so that tests can assert on the
-/// bytes a client sent and on connection reuse.
+/// A request exactly as it was sent: to a `TestServer` (the method, the target of its request
+/// line, its header fields in order and as spelled, its whole body with a chunked one decoded,
+/// the connection it came on, numbered from 1 in order of arrival), or to a `StubTransport` (as
+/// the transport would send it: after the serializer and the interceptors, its whole body; its
+/// fields sorted by name, connection 0).
 public struct RecordedRequest: Sendable, Equatable {
     /// One header field as sent.
     public struct Field: Sendable, Equatable {
@@ -24,15 +25,18 @@ public struct RecordedRequest: Sendable, Equatable {
     public var fields: [Field]
     /// The body; empty when none was sent.
     public var body: Data
-    /// The connection the request came on: 1 for the server's first, and so on.
+    /// The connection the request came on: 1 for the server's first, and so on; 0 for a stub.
     public var connection: Int
+    /// The request's absolute URL.
+    public var url: URL?
 
-    public init(method: String, target: String, fields: [Field], body: Data, connection: Int) {
+    public init(method: String, target: String, fields: [Field], body: Data, connection: Int, url: URL? = nil) {
         self.method = method
         self.target = target
         self.fields = fields
         self.body = body
         self.connection = connection
+        self.url = url
     }
 
     /// The target's path, percent-encoded as sent (`/v1/items`).

@@ -45,7 +45,7 @@ public final class TestServer: Sendable {
             (listener, port) = try Core.listenOnLoopback()
             baseURL = URL(string: "http://127.0.0.1:\(port)")!
         }
-        core = Core(listener: listener, socketPath: unixSocketPath, handler: handler)
+        core = Core(listener: listener, socketPath: unixSocketPath, baseURL: baseURL, handler: handler)
         let core = self.core
         let thread = Thread { core.acceptConnections() }
         thread.name = "AFNetworkingTesting.TestServer"
@@ -86,11 +86,13 @@ private final class Core: Sendable {
 
     let listener: Int32
     let socketPath: String?
+    let baseURL: URL
     let state: Locked<State>
 
-    init(listener: Int32, socketPath: String?, handler: TestServer.Handler?) {
+    init(listener: Int32, socketPath: String?, baseURL: URL, handler: TestServer.Handler?) {
         self.listener = listener
         self.socketPath = socketPath
+        self.baseURL = baseURL
         state = Locked(State(handler: handler))
     }
 
@@ -155,7 +157,9 @@ private final class Core: Sendable {
             if let parsed {
                 buffer.removeFirst(parsed.consumed)
                 continued = false
-                let request = RecordedRequest(method: parsed.method, target: parsed.target, fields: parsed.fields, body: parsed.body, connection: number)
+                let request = RecordedRequest(
+                    method: parsed.method, target: parsed.target, fields: parsed.fields, body: parsed.body, connection: number,
+                    url: URL(string: parsed.target, relativeTo: baseURL)?.absoluteURL)
                 let handler: TestServer.Handler? = state.withLock { state in
                     state.requests.append(request)
                     return state.handler

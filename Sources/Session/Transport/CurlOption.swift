@@ -68,6 +68,8 @@ enum CurlMultiOption {
 /// The results the transport returns from its own callbacks (`CurlError` maps the rest).
 enum CurlCode {
     static let ok: Int32 = 0
+    /// CURLE_WRITE_ERROR: a write callback refused the bytes (the transfer stopped a response).
+    static let writeError: Int32 = 23
     static let outOfMemory: Int32 = 27
     static let operationTimedOut: Int32 = 28
     static let sslConnectError: Int32 = 35

@@ -34,7 +34,7 @@ extension CurlTransfer {
     /// A block of header lines ended. Returns `false` when the transfer must stop (a fault in
     /// the head's framing, a proxy's 407, a declared length over the task's limit: no byte of
     /// the body is read).
-    private func headerBlockEnded() -> Bool {
+    func headerBlockEnded() -> Bool {
         let lines = hop.headerLines
         hop.headerLines = []
         if let fault = ResponseFraming.fault(in: lines) {
@@ -101,7 +101,7 @@ extension CurlTransfer {
 
     /// Takes a chunk of the hop's body: to the client, within the consumer's window, or into
     /// the held response; both within the task's limits. Returns what the write callback returns.
-    private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
         switch machine.bodyDestination {
         case .discarded:
             return bytes.count
@@ -154,6 +154,6 @@ extension CurlTransfer {
     /// Reading resumes after the window paused it; on the transport's queue.
     func resumeReading() {
         lastActivity = .now()
-        if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) }
+        if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) } else if stubPlayback != nil { playStub() }
     }
 }

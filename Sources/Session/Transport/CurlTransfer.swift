@@ -70,6 +70,8 @@ final class CurlTransfer: @unchecked Sendable {
     var reportedUpload: Int64 = 0
     /// The last byte received or sent; the transport's idle timer compares it with the idle timeout.
     var lastActivity = DispatchTime.now()
+    /// The stub's reply being played as the current hop, when the transport is stubbed.
+    var stubPlayback: StubPlayback?
     /// Whether the last hop went on a reused connection.
     var lastHopReusedConnection = false
     /// Where the next attempt continues the body already delivered, and the error that ends the
@@ -149,14 +151,19 @@ final class CurlTransfer: @unchecked Sendable {
                     originEvaluated: hop.evaluation != nil)
             }
         }
+        let failure = curlCode == CurlCode.ok ? nil : error(for: curlCode)
         releaseHandle()
+        endHop(failure: failure)
+    }
+
+    /// The hop ended, with `failure` when it failed (its handle, if any, already released).
+    func endHop(failure: URLError?) {
         if let refused = refusedContinuation {
             // The server sent something other than the rest: the body delivered cannot go on.
             refusedContinuation = nil
             return perform(machine.failed(refused))
         }
-        let canContinue = machine.hasInterceptors && curlCode != CurlCode.ok && continuation == nil && rangeContinuation != nil
-        let failure = curlCode == CurlCode.ok ? nil : error(for: curlCode)
+        let canContinue = machine.hasInterceptors && failure != nil && continuation == nil && rangeContinuation != nil
         perform(machine.hopFinished(
             failure: failure, closedInHead: TransferErrorMapping.connectionClosedInHead(url: request.url), canContinue: canContinue))
     }
@@ -198,6 +205,8 @@ final class CurlTransfer: @unchecked Sendable {
             conclude(outcome)
         case .stop(let pending):
             pending?.cancel()
+            stubPlayback?.timer?.cancel()
+            stubPlayback = nil
             if let easy { transport.remove(easy) }
             releaseHandle()
             urlProtocol = nil

@@ -33,6 +33,8 @@ package final class CurlTransport: @unchecked Sendable {
     let connection: ConnectionSettings
     /// The proxy of each request, resolved when the transport was made.
     let proxyRoutes: ProxyRoutes
+    /// Answers every hop in place of libcurl, when the manager is stubbed.
+    let stub: TransportStub?
     private let multi: UnsafeMutableRawPointer
     private let sockets: CurlSockets
     private let queue = DispatchQueue(label: "AFNetworking.curl-transport")
@@ -69,12 +71,12 @@ package final class CurlTransport: @unchecked Sendable {
     }()
 
     /// A transport for `policy` and the session `configuration`, storing the cookies of
-    /// responses in `cookieJar`; throws
+    /// responses in `cookieJar`, its hops answered by `stub` instead of libcurl when given; throws
     /// `TransportError.libcurlUnavailable` when libcurl or OpenSSL cannot be loaded.
     package init(
         policy: SecurityPolicy, configuration: URLSessionConfiguration,
         receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, connection: ConnectionSettings = ConnectionSettings(),
-        cookieJar: (any ResponseCookieStore)? = nil
+        cookieJar: (any ResponseCookieStore)? = nil, stub: TransportStub? = nil
     ) throws {
         if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
         guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
@@ -82,6 +84,7 @@ package final class CurlTransport: @unchecked Sendable {
         settings = CurlSessionSettings(configuration, cookieJar: cookieJar)
         self.receiveWindowLimit = receiveWindowLimit
         self.connection = connection
+        self.stub = stub
         proxyRoutes = ProxyRoutes.resolve(
             connection.proxy, dictionary: configuration.connectionProxyDictionary, environment: ProcessInfo.processInfo.environment)
         self.multi = multi

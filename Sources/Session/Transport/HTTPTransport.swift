@@ -1,6 +1,6 @@
 /// What carries a manager's HTTP requests under its `URLSession`. Either way URLSession owns
 /// the tasks and calls the manager as its delegate; only the protocol beneath differs.
-public enum HTTPTransport: Sendable, Equatable {
+public enum HTTPTransport: Sendable, Hashable {
     /// libcurl driven by the manager's own event sources: one multi handle, no thread per
     /// request, reading paused while a consumer falls behind, every HTTPS connection checked
     /// against the manager's `SecurityPolicy` in the handshake. Default. Falls back to
@@ -9,4 +9,8 @@ public enum HTTPTransport: Sendable, Equatable {
     /// URLSession's own HTTP protocol, with its Linux limits (no trust hook, no back-pressure,
     /// more work per request). A policy that needs enforcement still uses libcurl.
     case urlSession
+    /// Requests answered in the process by `stub` (the `AFNetworkingTesting` product's
+    /// `StubTransport.transport`), through the libcurl transport's rules with no socket: for
+    /// tests of code that uses a manager.
+    case stubbed(TransportStub)
 }

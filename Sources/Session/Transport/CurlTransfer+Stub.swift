@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The reply of a stub, played as a hop: the request's whole body taken (a stream read away from
+/// the transport's queue), then after the reply's delay its head through the same checks as a
+/// server's, and its body chunk by chunk through the same delivery, within the task's limits
+/// and its consumer's window.
+struct StubPlayback {
+    var reply: StubbedReply
+    /// The next chunk to deliver, and how much of it was delivered.
+    var chunk = 0
+    /// The timer of the delay or of the interval before the next chunk.
+    var timer: DispatchSourceTimer?
+}
+
+extension CurlTransfer {
+    /// Starts a hop answered by `stub`.
+    func startStubHop(_ stub: TransportStub) {
+        hop = CurlHop(proxy: nil, totalMilliseconds: 0)
+        startIdleTimer()
+        switch body {
+        case .none:
+            answer(stub, body: Data())
+        case .data(let data, _):
+            hop.requestEnd = Date()
+            answer(stub, body: data)
+        case .stream(let stream, _):
+            // The stream is read whole, as a server would receive it, and counts as consumed.
+            body = .stream(stream, consumed: true)
+            let reference = StreamReference(stream: stream)
+            DispatchQueue.global().async { [weak self, transport] in
+                let data = reference.readToEnd()
+                transport.async { [weak self] in
+                    guard let self, !machine.isEnded else { return }
+                    hop.requestEnd = Date()
+                    answer(stub, body: data)
+                }
+            }
+        }
+    }
+
+    private func answer(_ stub: TransportStub, body: Data) {
+        if !body.isEmpty {
+            reportedUpload = Int64(body.count)
+            events?.transferDidSendBodyData(totalBytesSent: Int64(body.count), totalBytesExpectedToSend: Int64(body.count))
+        }
+        let reply = stub.respond(request, body)
+        stubPlayback = StubPlayback(reply: reply)
+        after(reply.delay) { $0.beginStubReply() }
+    }
+
+    /// Runs `step` on the transport's queue after `delay` seconds, unless the task stops first.
+    private func after(_ delay: TimeInterval, _ step: @escaping (CurlTransfer) -> Void) {
+        guard delay > 0 else { return step(self) }
+        stubPlayback?.timer = transport.run(after: delay) { [weak self] in
+            guard let self, stubPlayback != nil else { return }
+            stubPlayback?.timer = nil
+            step(self)
+        }
+    }
+
+    private func beginStubReply() {
+        guard let reply = stubPlayback?.reply else { return }
+        switch reply.outcome {
+        case .taskFailure(let error):
+            stubPlayback = nil
+            perform(machine.failed(error))
+        case .transportFailure(let error):
+            endStubHop(failure: error)
+        case .response(let status, let fields, _):
+            lastActivity = .now()
+            hop.receivedResponseBytes = true
+            hop.headerLines = ["HTTP/1.1 \(status) Stubbed"] + fields.map { "\($0.name): \($0.value)" }
+            guard headerBlockEnded() else { return endStubHop(failure: error(for: CurlCode.writeError)) }
+            playStub()
+        }
+    }
+
+    /// Delivers the reply's next chunks; waits for the consumer's window or the reply's interval.
+    func playStub() {
+        guard let playback = stubPlayback, playback.timer == nil, case .response(_, _, let chunks) = playback.reply.outcome else { return }
+        var index = playback.chunk
+        while index < chunks.count {
+            lastActivity = .now()
+            let written = chunks[index].withUnsafeBytes { receive($0) }
+            if written == CurlSocket.writeFunctionPause { return }
+            guard written == chunks[index].count else { return endStubHop(failure: error(for: CurlCode.writeError)) }
+            index += 1
+            stubPlayback?.chunk = index
+            if index < chunks.count, playback.reply.interval > 0 {
+                return after(playback.reply.interval) { $0.playStub() }
+            }
+        }
+        endStubHop(failure: playback.reply.cut)
+    }
+
+    /// Ends the stub's hop: its metrics, then the hop's end, with `failure` when it failed.
+    private func endStubHop(failure: URLError?) {
+        stubPlayback?.timer?.cancel()
+        stubPlayback = nil
+        var metrics = CurlTransactionInfo().metrics(url: request.url, fetchStart: hop.fetchStart, requestEnd: hop.requestEnd, tls: nil)
+        metrics.attempt = machine.attempt
+        metrics.responseEndDate = Date()
+        events?.transferDidFinish(metrics)
+        endHop(failure: failure)
+    }
+}
+
+/// A body stream carried to the thread that reads it whole.
+private struct StreamReference: @unchecked Sendable {
+    // @unchecked: the stream is read by one thread only, while the transfer waits for it.
+    let stream: InputStream
+
+    func readToEnd() -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        if stream.streamStatus == .notOpen { stream.open() }
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            guard count > 0 else { break }
+            data.append(buffer, count: count)
+        }
+        stream.close()
+        return data
+    }
+}

@@ -1,0 +1,107 @@
+import AFNetworking
+import AFTransport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a `StubTransport` answers a request with: a response (status, header fields, body), or a
+/// transport failure, with a delay (which a cancelled task stops waiting for), a body delivered
+/// in chunks with pauses (for progress), or a connection cut after some body bytes. Value type;
+/// build one with the static functions and the modifiers.
+public struct StubReply: Sendable {
+    public var status: Int
+    /// The header fields, in order. `Content-Length` is added for the body unless set.
+    public var fields: [RecordedRequest.Field]
+    public var body: Data
+    /// The attempt fails with this error instead of a response, when set (a retry policy sees it
+    /// as a transport failure).
+    public var failure: URLError?
+    /// Seconds before the answer. Default 0.
+    public var delay: TimeInterval = 0
+    /// The body delivered `size` bytes at a time, `interval` seconds apart; `nil`: at once.
+    public var chunks: (size: Int, interval: TimeInterval)?
+    /// Body bytes delivered before the connection is cut (`URLError.networkConnectionLost`).
+    public var cutAfterBodyBytes: Int?
+
+    /// A response with `status`, `fields` and `body`.
+    public static func status(_ status: Int, fields: [String: String] = [:], body: Data = Data()) -> StubReply {
+        StubReply(status: status, fields: fields.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) }, body: body)
+    }
+
+    /// A response with `text` as a UTF-8 `text/plain` body.
+    public static func text(_ text: String, status: Int = 200) -> StubReply {
+        .status(status, fields: ["Content-Type": "text/plain; charset=utf-8"], body: Data(text.utf8))
+    }
+
+    /// A response with `value` encoded as an `application/json` body.
+    public static func json<Value: Encodable>(_ value: Value, status: Int = 200, encoder: JSONEncoder = JSONEncoder()) throws -> StubReply {
+        .status(status, fields: ["Content-Type": "application/json"], body: try encoder.encode(value))
+    }
+
+    /// A response with the contents of the file at `url` as its body, of `contentType`.
+    public static func file(_ url: URL, contentType: String = "application/octet-stream", status: Int = 200) throws -> StubReply {
+        .status(status, fields: ["Content-Type": contentType], body: try Data(contentsOf: url))
+    }
+
+    /// A redirect to `location` (absolute, or relative to the request), followed by the
+    /// manager's own redirect rules.
+    public static func redirect(to location: String, status: Int = 302) -> StubReply {
+        .status(status, fields: ["Location": location])
+    }
+
+    /// A 401 asking for HTTP Basic credentials in `realm`, answered by the manager's credential
+    /// rules.
+    public static func basicChallenge(realm: String = "stub") -> StubReply {
+        .status(401, fields: ["WWW-Authenticate": "Basic realm=\"\(realm)\""])
+    }
+
+    /// The attempt fails with `code` as a transport failure.
+    public static func failure(_ code: URLError.Code) -> StubReply {
+        var reply = StubReply.status(0)
+        reply.failure = URLError(code)
+        return reply
+    }
+
+    /// This reply after `seconds`.
+    public func delayed(by seconds: TimeInterval) -> StubReply {
+        var reply = self
+        reply.delay = seconds
+        return reply
+    }
+
+    /// This reply with its body delivered `size` bytes at a time, `interval` seconds apart.
+    public func chunked(_ size: Int, every interval: TimeInterval = 0) -> StubReply {
+        var reply = self
+        reply.chunks = (max(1, size), interval)
+        return reply
+    }
+
+    /// This reply with the connection cut after `count` bytes of its body.
+    public func cut(afterBodyBytes count: Int) -> StubReply {
+        var reply = self
+        reply.cutAfterBodyBytes = max(0, count)
+        return reply
+    }
+
+    /// The reply as the transport plays it, to a request with `method`.
+    func stubbed(forMethod method: String) -> StubbedReply {
+        if let failure { return StubbedReply(outcome: .transportFailure(failure), delay: delay) }
+        var fields = self.fields.map { (name: $0.name, value: $0.value) }
+        let bodiless = method == "HEAD" || status == 204 || status == 304 || (100..<200).contains(status)
+        if status != 204, status != 304, !fields.contains(where: { ["content-length", "transfer-encoding"].contains($0.name.lowercased()) }) {
+            fields.append((name: "Content-Length", value: "\(body.count)"))
+        }
+        let sent = bodiless ? Data() : cutAfterBodyBytes.map { body.prefix($0) } ?? body
+        var chunks: [Data] = []
+        let size = self.chunks?.size ?? max(1, sent.count)
+        var offset = sent.startIndex
+        while offset < sent.endIndex {
+            let end = min(offset + size, sent.endIndex)
+            chunks.append(Data(sent[offset..<end]))
+            offset = end
+        }
+        let cut = !bodiless && cutAfterBodyBytes != nil ? URLError(.networkConnectionLost) : nil
+        return StubbedReply(outcome: .response(status: status, fields: fields, chunks: chunks), delay: delay, interval: self.chunks?.interval ?? 0, cut: cut)
+    }
+}

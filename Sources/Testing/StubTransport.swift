@@ -1,0 +1,87 @@
+import AFLocking
+import AFNetworking
+import AFTransport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A table of stubbed replies for one manager, its transport (`transport`): every request the
+/// manager sends is answered here instead of on the network, and recorded. Only the transport is
+/// replaced: the serializers, interceptors and retries, redirects (by the manager's rules),
+/// Basic challenges, limits, validation, progress, metrics, downloads to files and the completion
+/// order all run as with a server. Nothing is global: tests that stub the same URL differently
+/// run in parallel.
+///
+/// ```swift
+/// let stubs = StubTransport()
+/// stubs.on("GET", "/v1/users/1").reply(try .json(User(id: 1, name: "Ada")))
+/// stubs.on("GET", "/v1/report").replies([.status(503), .status(503), .text("ready")])
+/// let manager = HTTPSessionManager(baseURL: URL(string: "https://api.example.com"), transport: stubs.transport)
+/// ```
+///
+/// A request no route matches fails its task with `StubError.unmatched`, which names the
+/// request and the nearest routes; `unusedRoutes` lists the routes never called. Routes are
+/// tried in the order they were added; the first that matches answers.
+public final class StubTransport: Sendable {
+    private struct State {
+        var routes: [StubRoute] = []
+        var requests: [RecordedRequest] = []
+    }
+
+    private let state = Locked(State())
+    private let stub: TransportStub
+
+    public init() {
+        let state = self.state
+        stub = TransportStub { request, body in
+            let recorded = Self.recorded(request, body: body)
+            let routes: [StubRoute] = state.withLock { state in
+                state.requests.append(recorded)
+                return state.routes
+            }
+            guard let route = routes.first(where: { $0.matcher.matches(recorded) }) else {
+                let nearest = routes.map { ($0, $0.matcher.unmet(by: recorded)) }.sorted { $0.1 < $1.1 }.prefix(3).map(\.0.description)
+                let error = StubError.unmatched(request: "\(recorded.method) \(recorded.url?.absoluteString ?? recorded.target)", nearest: nearest)
+                return StubbedReply(outcome: .taskFailure(error))
+            }
+            return route.answer(recorded).stubbed(forMethod: recorded.method)
+        }
+    }
+
+    /// The transport to make the manager with.
+    public var transport: HTTPTransport { .stubbed(stub) }
+
+    /// Adds a route for requests with `method` (any when `nil`) to `path` (a path, or an
+    /// absolute URL without its query), with at least these `query` items and `headers`, and a
+    /// body that `body` accepts. It answers 200 with no body until given a reply.
+    @discardableResult
+    public func on(
+        _ method: String? = nil, _ path: String? = nil, query: [String: String] = [:], headers: [String: String] = [:], body: BodyMatch? = nil
+    ) -> StubRoute {
+        on(RequestMatcher(method: method, path: path, query: query, headers: headers, body: body))
+    }
+
+    /// Adds a route for the requests `matcher` matches.
+    @discardableResult
+    public func on(_ matcher: RequestMatcher) -> StubRoute {
+        let route = StubRoute(matcher: matcher)
+        state.withLock { $0.routes.append(route) }
+        return route
+    }
+
+    /// Every request sent, in order, as the transport would have sent it.
+    public var requests: [RecordedRequest] { state.withLock { $0.requests } }
+
+    /// The routes that answered no request.
+    public var unusedRoutes: [StubRoute] { state.withLock { $0.routes }.filter { $0.callCount == 0 } }
+
+    private static func recorded(_ request: URLRequest, body: Data) -> RecordedRequest {
+        let url = request.url
+        var target = url.map { URLComponents(url: $0, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? $0.path } ?? "/"
+        if target.isEmpty { target = "/" }
+        if let query = url?.query { target += "?" + query }
+        let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { RecordedRequest.Field(name: $0.key, value: $0.value) }
+        return RecordedRequest(method: request.httpMethod ?? "GET", target: target, fields: fields, body: body, connection: 0, url: url)
+    }
+}

@@ -1,0 +1,186 @@
+import AFLocking
+import AFNetworking
+import AFNetworkingTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// A manager on a stub transport, as a user's test suite drives it: everything above the
+/// transport is real (serializers, interceptors and retries, redirect rules, progress,
+/// downloads), and nothing is shared between managers.
+final class StubTransportTests: XCTestCase {
+    private struct User: Codable, Equatable, Sendable {
+        var id: Int
+        var name: String
+    }
+
+    private let base = URL(string: "https://api.example.com")!
+
+    private func manager(_ stubs: StubTransport) -> HTTPSessionManager {
+        let manager = HTTPSessionManager(baseURL: base, transport: stubs.transport)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+
+    func testAJSONCallIsAnsweredAndDecoded() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/v1/users/1").reply(try .json(User(id: 1, name: "Ada")))
+        let user: User = try await manager(stubs).get("v1/users/1")
+        XCTAssertEqual(user, User(id: 1, name: "Ada"))
+        XCTAssertEqual(stubs.requests.map(\.target), ["/v1/users/1"])
+        XCTAssertEqual(stubs.requests.first?.url, URL(string: "https://api.example.com/v1/users/1"))
+    }
+
+    func testTheRequestIsRecordedAsTheSerializerBuiltIt() async throws {
+        let stubs = StubTransport()
+        stubs.on("POST", "/v1/users", body: try .json(["name": "Ada"])).reply(try .json(User(id: 2, name: "Ada"), status: 201))
+        let manager = manager(stubs)
+        manager.requestSerializer = JSONRequestSerializer()
+        let user: User = try await manager.post("v1/users", parameters: ["name": "Ada"], headers: ["X-Trace": "t1"])
+        XCTAssertEqual(user.id, 2)
+        let request = try XCTUnwrap(stubs.requests.first)
+        XCTAssertEqual(request.method, "POST")
+        XCTAssertEqual(request.value(forHeader: "Content-Type"), "application/json")
+        XCTAssertEqual(request.value(forHeader: "X-Trace"), "t1")
+        XCTAssertEqual(request.text, #"{"name":"Ada"}"#)
+    }
+
+    func testRetriesGoThroughASequenceOfReplies() async throws {
+        let stubs = StubTransport()
+        let route = stubs.on("GET", "/v1/report").replies([.status(503), .status(503), .text("ready")])
+        let manager = manager(stubs)
+        manager.responseSerializer = HTTPResponseSerializer()
+        manager.interceptor = RetryPolicy(backoffBase: 0.01, jitter: { $0 })
+        let response = try await manager.data(for: URLRequest(url: base.appendingPathComponent("v1/report")))
+        XCTAssertEqual(String(decoding: response.value, as: UTF8.self), "ready")
+        XCTAssertEqual(route.callCount, 3)
+    }
+
+    func testATokenIsRefreshedOnA401AndTheRequestRetried() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/v1/me", headers: ["Authorization": "Bearer fresh"]).reply(try .json(User(id: 3, name: "Grace")))
+        stubs.on("GET", "/v1/me").reply(.status(401))
+        let manager = manager(stubs)
+        manager.interceptor = Authenticator<String>(
+            credential: "stale", apply: { token, request in request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") },
+            refresh: { _ in "fresh" })
+        let user: User = try await manager.get("v1/me")
+        XCTAssertEqual(user.name, "Grace")
+        XCTAssertEqual(stubs.requests.compactMap { $0.value(forHeader: "Authorization") }, ["Bearer stale", "Bearer fresh"])
+    }
+
+    func testAMultipartUploadsPartsCanBeAsserted() async throws {
+        let stubs = StubTransport()
+        stubs.on("POST", "/v1/files", body: .multipartPart(named: "file", filename: "a.txt", content: Data("hello".utf8)))
+            .reply(try .json(["stored": true]))
+        let stored: [String: Bool] = try await manager(stubs).post("v1/files", parameters: ["note": "first"], constructingBodyWith: { form in
+            try form.appendPart(withFileData: Data("hello".utf8), name: "file", fileName: "a.txt", mimeType: "text/plain")
+        })
+        XCTAssertEqual(stored, ["stored": true])
+        let request = try XCTUnwrap(stubs.requests.first)
+        let parts = MultipartParts.parse(request.body, contentType: request.value(forHeader: "Content-Type"))
+        XCTAssertEqual(parts.map(\.name), ["note", "file"])
+        XCTAssertEqual(parts.first?.content, Data("first".utf8))
+        XCTAssertEqual(parts.last?.contentType, "text/plain")
+    }
+
+    func testADownloadIsWrittenThroughTheRealDownloadPathWithProgress() async throws {
+        let stubs = StubTransport()
+        let body = Data((0..<4096).map { UInt8($0 % 251) })
+        stubs.on("GET", "/files/blob").reply(StubReply.status(200, body: body).chunked(1024))
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("stub-download-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: destination) }
+        let fractions = Locked<[Double]>([])
+        let response = try await manager(stubs).download(
+            for: URLRequest(url: base.appendingPathComponent("files/blob")), to: destination,
+            progress: { progress in fractions.withLock { $0.append(progress.fractionCompleted) } })
+        XCTAssertEqual(response.value, destination)
+        XCTAssertEqual(try Data(contentsOf: destination), body)
+        XCTAssertEqual(fractions.withLock { $0.last }, 1.0)
+    }
+
+    func testAnUnmatchedRequestFailsNamingItAndTheNearestRoutes() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/v1/users/1").reply(.text("one"))
+        stubs.on("POST", "/v1/orders").reply(.text("order"))
+        do {
+            let _: User = try await manager(stubs).get("v1/users/2")
+            XCTFail("an unmatched request succeeded")
+        } catch let error as StubError {
+            XCTAssertEqual(error, .unmatched(request: "GET https://api.example.com/v1/users/2", nearest: ["GET /v1/users/1", "POST /v1/orders"]))
+        }
+        XCTAssertEqual(stubs.unusedRoutes.map(\.description), ["GET /v1/users/1", "POST /v1/orders"])
+    }
+
+    func testARedirectIsFollowedByTheManagersRulesAndDropsCredentialsAcrossOrigins() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/old").reply(.redirect(to: "https://other.example.com/new"))
+        stubs.on("GET", "https://other.example.com/new").reply(.text("moved"))
+        let manager = manager(stubs)
+        manager.responseSerializer = HTTPResponseSerializer()
+        var request = URLRequest(url: base.appendingPathComponent("old"))
+        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        let response = try await manager.data(for: request)
+        XCTAssertEqual(String(decoding: response.value, as: UTF8.self), "moved")
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, ["Bearer secret", nil])
+    }
+
+    func testAFailureReachesTheCallerAsItsURLError() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/down").reply(.failure(.cannotConnectToHost))
+        do {
+            _ = try await manager(stubs).data(for: URLRequest(url: base.appendingPathComponent("down")))
+            XCTFail("a failure succeeded")
+        } catch let error as URLError {
+            XCTAssertEqual(error.code, .cannotConnectToHost)
+        }
+    }
+
+    func testABodyCutShortFailsAsALostConnection() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/cut").reply(StubReply.status(200, body: Data(count: 100)).cut(afterBodyBytes: 10))
+        do {
+            _ = try await manager(stubs).data(for: URLRequest(url: base.appendingPathComponent("cut")))
+            XCTFail("a cut body succeeded")
+        } catch let error as URLError {
+            XCTAssertEqual(error.code, .networkConnectionLost)
+        }
+    }
+
+    func testCancellingEndsADelayedReplyAtOnce() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/slow").reply(StubReply.text("late").delayed(by: 30))
+        let manager = manager(stubs)
+        let start = Date()
+        let request = URLRequest(url: base.appendingPathComponent("slow"))
+        let task = Task { try await manager.data(for: request) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("a cancelled request succeeded")
+        } catch {
+            XCTAssertLessThan(Date().timeIntervalSince(start), 5)
+        }
+    }
+
+    func testManagersStubbingTheSameURLDifferentlyDoNotSeeEachOther() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<16 {
+                let stubs = StubTransport()
+                stubs.on("GET", "/v1/value").reply(.text("\(index)"))
+                let manager = HTTPSessionManager(baseURL: URL(string: "https://api.example.com"), transport: stubs.transport)
+                manager.responseSerializer = HTTPResponseSerializer()
+                group.addTask {
+                    defer { manager.invalidateSession(cancelingTasks: true) }
+                    let response = try await manager.data(for: URLRequest(url: URL(string: "https://api.example.com/v1/value")!))
+                    XCTAssertEqual(String(decoding: response.value, as: UTF8.self), "\(index)")
+                    XCTAssertEqual(stubs.requests.count, 1)
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
