@@ -34,6 +34,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["AFSecurity"], path: "Tests/TestSupport"),
         .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking"], path: "Tests/TransportExitProbe"),
         .testTarget(name: "TestingTests", dependencies: ["AFNetworkingTesting", "AFNetworking"], path: "Tests/TestingTests"),
+        .target(name: "UsersClient", dependencies: ["AFNetworking"], path: "Examples/UsersClient"),
+        .testTarget(name: "UsersClientTests", dependencies: ["UsersClient", "AFNetworkingTesting", "AFNetworking"], path: "Examples/UsersClientTests"),
         .testTarget(name: "SerializationTests", dependencies: ["AFSerialization", "TestSupport"], path: "Tests/SerializationTests"),
         .testTarget(name: "AFNCommandTests", dependencies: ["afn", "TestSupport"], path: "Tests/AFNCommandTests"),
         .testTarget(name: "SecurityTests", dependencies: ["AFSecurity", "TestSupport"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
