@@ -127,6 +127,18 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, ["Bearer secret", nil])
     }
 
+    func testABasicChallengeIsAnsweredWithTheTasksCredential() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/private", headers: ["Authorization": "Basic dXNlcjpwYXNz"]).reply(.text("inside"))
+        stubs.on("GET", "/private").reply(.basicChallenge(realm: "vault"))
+        let manager = manager(stubs)
+        manager.responseSerializer = HTTPResponseSerializer()
+        let credential = URLCredential(user: "user", password: "pass", persistence: .none)
+        let response = try await manager.data(for: URLRequest(url: base.appendingPathComponent("private")), credential: credential)
+        XCTAssertEqual(String(decoding: response.value, as: UTF8.self), "inside")
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, [nil, "Basic dXNlcjpwYXNz"])
+    }
+
     func testAFailureReachesTheCallerAsItsURLError() async throws {
         let stubs = StubTransport()
         stubs.on("GET", "/down").reply(.failure(.cannotConnectToHost))
