@@ -5,9 +5,13 @@ import Foundation
 public enum MultipartParts {
     /// One part.
     public struct Part: Sendable, Equatable {
+        /// The `name` of its `Content-Disposition`.
         public var name: String?
+        /// The `filename` of its `Content-Disposition`, for a file part.
         public var filename: String?
+        /// Its `Content-Type`, when it has one.
         public var contentType: String?
+        /// Its bytes.
         public var content: Data
     }
 

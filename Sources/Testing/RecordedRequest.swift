@@ -8,9 +8,12 @@ import Foundation
 public struct RecordedRequest: Sendable, Equatable {
     /// One header field as sent.
     public struct Field: Sendable, Equatable {
+        /// The name, as spelled.
         public var name: String
+        /// The value, without the whitespace around it.
         public var value: String
 
+        /// A field `name: value`.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
@@ -30,6 +33,7 @@ public struct RecordedRequest: Sendable, Equatable {
     /// The request's absolute URL.
     public var url: URL?
 
+    /// A request of `method` to `target` with `fields` and `body`, on `connection`, to `url`.
     public init(method: String, target: String, fields: [Field], body: Data, connection: Int, url: URL? = nil) {
         self.method = method
         self.target = target

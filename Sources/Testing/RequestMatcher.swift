@@ -15,6 +15,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// What the body must be; `nil` for any.
     public var body: BodyMatch?
 
+    /// A matcher of the criteria given; every one defaults to "any".
     public init(method: String? = nil, path: String? = nil, query: [String: String] = [:], headers: [String: String] = [:], body: BodyMatch? = nil) {
         self.method = method
         self.path = path
@@ -47,6 +48,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         return components.url?.absoluteString == path
     }
 
+    /// "METHOD path", then the query, header names and body required, as errors name the route.
     public var description: String {
         var parts = [method ?? "any method", path ?? "any path"]
         if !query.isEmpty { parts.append("query \(query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&"))") }
@@ -58,6 +60,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
 /// What a request's body must be for a route to match.
 public struct BodyMatch: Sendable, CustomStringConvertible {
+    /// What the body must be, as errors name it.
     public let description: String
     /// Decides from the body and the request's `Content-Type`.
     let matches: @Sendable (Data, String?) -> Bool

@@ -20,6 +20,7 @@ public struct ServerReply: Sendable {
     /// The header fields, in order. `Content-Length` is added for the body unless one is set
     /// (or `Transfer-Encoding` is).
     public var fields: [RecordedRequest.Field]
+    /// The body (not written to a HEAD request, nor with 204 or 304).
     public var body: Data
     /// Seconds to wait before the first byte of the reply. Default 0.
     public var delay: TimeInterval = 0

@@ -10,9 +10,11 @@ import FoundationNetworking
 /// in chunks with pauses (for progress), or a connection cut after some body bytes. Value type;
 /// build one with the static functions and the modifiers.
 public struct StubReply: Sendable {
+    /// The status code.
     public var status: Int
     /// The header fields, in order. `Content-Length` is added for the body unless set.
     public var fields: [RecordedRequest.Field]
+    /// The body (not delivered to a HEAD request, nor with 204 or 304).
     public var body: Data
     /// The attempt fails with this error instead of a response, when set (a retry policy sees it
     /// as a transport failure).

@@ -48,6 +48,7 @@ public final class StubRoute: Sendable, CustomStringConvertible {
     /// How many requests this route answered.
     public var callCount: Int { state.withLock { $0.calls } }
 
+    /// The matcher's description.
     public var description: String { matcher.description }
 
     /// The reply to `request`, counting the call.
@@ -69,6 +70,7 @@ public enum StubError: Error, Equatable, CustomStringConvertible {
     /// closest, closest first.
     case unmatched(request: String, nearest: [String])
 
+    /// The request and the nearest routes, in a sentence.
     public var description: String {
         switch self {
         case .unmatched(let request, let nearest):

@@ -32,6 +32,7 @@ public final class StubTransport: Sendable {
     private let state = Locked(State())
     private let stub: TransportStub
 
+    /// An empty table: every request fails as unmatched until routes are added.
     public init() {
         let state = self.state
         stub = TransportStub { request, body in

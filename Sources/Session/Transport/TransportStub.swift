@@ -18,8 +18,10 @@ public final class TransportStub: Sendable, Hashable {
         self.respond = respond
     }
 
+    /// Whether both are the same stub (identity).
     public static func == (lhs: TransportStub, rhs: TransportStub) -> Bool { lhs === rhs }
 
+    /// Hashes the stub's identity.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }
