@@ -130,3 +130,19 @@ public struct ServerReply: Sendable {
         }
     }
 }
+
+extension ServerReply {
+    /// The server's form of a stub's `reply`, so that one reply serves both tools: its status,
+    /// fields, body, delay, chunks (written with their pauses) and cut; a failure is a connection
+    /// closed without a reply.
+    public init(_ reply: StubReply) {
+        guard reply.failure == nil else {
+            self = ServerReply.raw([.close]).delayed(by: reply.delay)
+            return
+        }
+        self.init(status: reply.status, fields: reply.fields, body: reply.body)
+        delay = reply.delay
+        drip = reply.chunks
+        cutAfterBodyBytes = reply.cutAfterBodyBytes
+    }
+}

@@ -47,4 +47,14 @@ final class ServerReplyTests: XCTestCase {
         let steps = try ServerReply.json(["id": 1]).steps(forMethod: "GET")
         XCTAssertEqual(text(steps), ["HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n", "{\"id\":1}"])
     }
+
+    func testAStubsReplyIsWrittenWithItsChunksAndCut() {
+        let stub = StubReply.status(200, fields: ["X-A": "1"], body: Data("abcdef".utf8)).chunked(2, every: 0.5).cut(afterBodyBytes: 4).delayed(by: 1)
+        XCTAssertEqual(text(ServerReply(stub).steps(forMethod: "GET")),
+                       ["pause 1.0", "HTTP/1.1 200 OK\r\nX-A: 1\r\nContent-Length: 6\r\n\r\n", "ab", "pause 0.5", "cd", "close"])
+    }
+
+    func testAStubsFailureIsAConnectionClosedWithoutAReply() {
+        XCTAssertEqual(text(ServerReply(StubReply.failure(.networkConnectionLost)).steps(forMethod: "GET")), ["close"])
+    }
 }

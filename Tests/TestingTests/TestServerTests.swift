@@ -91,6 +91,14 @@ final class TestServerTests: XCTestCase {
         XCTAssertEqual(response.value, body)
     }
 
+    func testAStubsReplyServesTheServerToo() async throws {
+        let reply = ServerReply(try StubReply.json(["id": 9]))
+        let server = try server { _ in reply }
+        let response = try await manager().data(for: URLRequest(url: server.baseURL))
+        XCTAssertEqual(response.value, Data(#"{"id":9}"#.utf8))
+        XCTAssertEqual(response.response.value(forHTTPHeaderField: "Content-Type"), "application/json")
+    }
+
     func testAServerOnAUnixDomainSocketAnswers() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("afn-test-\(UUID().uuidString.prefix(8)).sock").path
         let server = try TestServer(unixSocketPath: path) { _ in .text("over the socket") }
