@@ -20,7 +20,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, TransferRegistry,
 
     private var manager: URLSessionManager? { reference.manager }
 
-    /// The registration of a task of this session with the manager's transport: its
+    /// The registration of a task of the manager's URLSession with its transport: its
     /// `TaskDelegate`'s, the one entry the manager keeps for the task.
     func transferRegistration(for task: URLSessionTask) -> TransferRegistration? {
         manager?.table.delegate(for: task)?.transferRegistration

@@ -81,26 +81,14 @@ public struct ServerReply: Sendable {
     func steps(forMethod method: String) -> [Step] {
         if let raw { return (delay > 0 ? [.pause(delay)] : []) + raw }
         var head = "HTTP/1.1 \(status) \(Self.reason(for: status))\r\n"
-        var fields = self.fields
-        let framed = fields.contains { ["content-length", "transfer-encoding"].contains($0.name.lowercased()) }
-        let hasBody = method != "HEAD" && status != 204 && status != 304 && !(100..<200).contains(status)
-        if !framed, status != 204, status != 304 { fields.append(.init(name: "Content-Length", value: "\(body.count)")) }
-        for field in fields { head += "\(field.name): \(field.value)\r\n" }
+        for field in ReplyFraming.fields(fields, status: status, bodyLength: body.count) { head += "\(field.name): \(field.value)\r\n" }
         head += "\r\n"
         var steps: [Step] = delay > 0 ? [.pause(delay)] : []
         steps.append(.send(Data(head.utf8)))
-        guard hasBody else { return steps }
-        let sent = cutAfterBodyBytes.map { body.prefix($0) } ?? body
-        if let drip {
-            var offset = sent.startIndex
-            while offset < sent.endIndex {
-                let end = min(offset + drip.size, sent.endIndex)
-                if offset > sent.startIndex { steps.append(.pause(drip.interval)) }
-                steps.append(.send(Data(sent[offset..<end])))
-                offset = end
-            }
-        } else if !sent.isEmpty {
-            steps.append(.send(Data(sent)))
+        guard ReplyFraming.hasBody(status: status, method: method) else { return steps }
+        for (index, chunk) in ReplyFraming.chunks(of: body, size: drip?.size, cutAfter: cutAfterBodyBytes).enumerated() {
+            if index > 0, let drip { steps.append(.pause(drip.interval)) }
+            steps.append(.send(chunk))
         }
         if cutAfterBodyBytes != nil { steps.append(.close) }
         return steps

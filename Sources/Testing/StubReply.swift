@@ -89,21 +89,10 @@ public struct StubReply: Sendable {
     /// The reply as the transport plays it, to a request with `method`.
     func stubbed(forMethod method: String) -> StubbedReply {
         if let failure { return StubbedReply(outcome: .transportFailure(failure), delay: delay) }
-        var fields = self.fields.map { (name: $0.name, value: $0.value) }
-        let bodiless = method == "HEAD" || status == 204 || status == 304 || (100..<200).contains(status)
-        if status != 204, status != 304, !fields.contains(where: { ["content-length", "transfer-encoding"].contains($0.name.lowercased()) }) {
-            fields.append((name: "Content-Length", value: "\(body.count)"))
-        }
-        let sent = bodiless ? Data() : cutAfterBodyBytes.map { body.prefix($0) } ?? body
-        var chunks: [Data] = []
-        let size = self.chunks?.size ?? max(1, sent.count)
-        var offset = sent.startIndex
-        while offset < sent.endIndex {
-            let end = min(offset + size, sent.endIndex)
-            chunks.append(Data(sent[offset..<end]))
-            offset = end
-        }
-        let cut = !bodiless && cutAfterBodyBytes != nil ? URLError(.networkConnectionLost) : nil
+        let fields = ReplyFraming.fields(self.fields, status: status, bodyLength: body.count).map { (name: $0.name, value: $0.value) }
+        let hasBody = ReplyFraming.hasBody(status: status, method: method)
+        let chunks = hasBody ? ReplyFraming.chunks(of: body, size: self.chunks?.size, cutAfter: cutAfterBodyBytes) : []
+        let cut = hasBody && cutAfterBodyBytes != nil ? URLError(.networkConnectionLost) : nil
         return StubbedReply(outcome: .response(status: status, fields: fields, chunks: chunks), delay: delay, interval: self.chunks?.interval ?? 0, cut: cut)
     }
 }

@@ -5,6 +5,9 @@ import Foundation
 import FoundationNetworking
 #endif
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The loopback test server driven by a real manager on the libcurl transport: replies as
 /// scripted, requests recorded as sent, connections kept alive, and the faults only a socket
@@ -97,6 +100,30 @@ final class TestServerTests: XCTestCase {
         let response = try await manager().data(for: URLRequest(url: server.baseURL))
         XCTAssertEqual(response.value, Data(#"{"id":9}"#.utf8))
         XCTAssertEqual(response.response.value(forHTTPHeaderField: "Content-Type"), "application/json")
+    }
+
+    func testAMalformedRequestIsAnswered400AndTheConnectionClosed() throws {
+        let server = try server { _ in .text("never") }
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(server.port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(connected, 0)
+        _ = "NOT HTTP\r\n\r\n".withCString { send(descriptor, $0, strlen($0), 0) }
+        var reply = Data()
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            reply.append(contentsOf: buffer[0..<count])
+        }
+        XCTAssertEqual(String(decoding: reply, as: UTF8.self), "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        XCTAssertTrue(server.requests.isEmpty)
     }
 
     func testAServerOnAUnixDomainSocketAnswers() async throws {

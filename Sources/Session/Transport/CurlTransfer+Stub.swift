@@ -9,7 +9,7 @@ import FoundationNetworking
 /// and its consumer's window.
 struct StubPlayback {
     var reply: StubbedReply
-    /// The next chunk to deliver, and how much of it was delivered.
+    /// The index of the next chunk to deliver.
     var chunk = 0
     /// The timer of the delay or of the interval before the next chunk.
     var timer: DispatchSourceTimer?

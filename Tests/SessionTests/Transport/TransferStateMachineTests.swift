@@ -259,8 +259,8 @@ final class TransferStateMachineTests: XCTestCase {
             case .work: _ = machine.began("work"); action = .none
             case .redirected: machine.redirected(to: "r"); action = .none
             case .authenticated: machine.authenticated(with: "a"); action = .none
-            case .finalResponse: action = machine.receivedFinalResponse(200, isError: false) ? .none : .none
-            case .errorResponse: action = machine.receivedFinalResponse(500, isError: true) ? .none : .none
+            case .finalResponse: _ = machine.receivedFinalResponse(200, isError: false); action = .none
+            case .errorResponse: _ = machine.receivedFinalResponse(500, isError: true); action = .none
             case .body:
                 if machine.bodyDestination == .held { _ = Data(count: 5).withUnsafeBytes { machine.hold($0) } }
                 action = .none
