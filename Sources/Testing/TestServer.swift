@@ -9,8 +9,10 @@ import Glibc
 /// reply. It listens on a free port of 127.0.0.1 (`baseURL`) or on a Unix domain socket
 /// (`http+unix://` URLs, as the managers take them), keeps connections alive, answers every
 /// request with what `handler` returns (404 when none is set), and records every request as
-/// received (`requests`). No Python, no process: each connection is served by a thread of its
-/// own, blocking on its socket, until the client closes it or `stop()` is called.
+/// received (`requests`). With `tls` it serves HTTPS (`https://`, `https+unix://`) with that
+/// certificate; trust it in the manager under test with `tls.securityPolicy`. No Python, no
+/// process: each connection is served by a thread of its own, blocking on its socket, until the
+/// client closes it or `stop()` is called.
 ///
 /// ```swift
 /// let server = try TestServer { request in
@@ -18,6 +20,10 @@ import Glibc
 /// }
 /// defer { server.stop() }
 /// let url = server.baseURL.appendingPathComponent("slow")
+///
+/// let tls = try TestServerTLS.selfSigned()
+/// let secure = try TestServer(tls: tls) { _ in .text("private") }
+/// try manager.setSecurityPolicy(tls.securityPolicy)
 /// ```
 public final class TestServer: Sendable {
     /// Answers one request.
@@ -27,25 +33,31 @@ public final class TestServer: Sendable {
     public let baseURL: URL
     /// The port listened on; 0 on a Unix domain socket.
     public let port: Int
+    /// The certificate and key served, or `nil` for plain HTTP.
+    public let tls: TestServerTLS?
     /// What the server's threads share; they hold it, not the server, so that a server nobody
     /// holds stops (`deinit`).
     private let core: Core
 
     /// Starts a server on a free port of 127.0.0.1, or on a Unix domain socket at
-    /// `unixSocketPath` (replaced if it exists), answering with `handler`.
-    public init(unixSocketPath: String? = nil, handler: Handler? = nil) throws {
+    /// `unixSocketPath` (replaced if it exists), answering with `handler`; over TLS with `tls`'s
+    /// certificate when it is set (default: plain HTTP).
+    public init(unixSocketPath: String? = nil, tls: TestServerTLS? = nil, handler: Handler? = nil) throws {
+        let context = try tls?.makeContext()
+        let scheme = tls == nil ? "http" : "https"
         let listener: Int32
         if let unixSocketPath {
             unlink(unixSocketPath)
             listener = try Core.listen(unixSocketPath: unixSocketPath)
             port = 0
             let encoded = unixSocketPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? unixSocketPath
-            baseURL = URL(string: "http+unix://\(encoded)")!
+            baseURL = URL(string: "\(scheme)+unix://\(encoded)")!
         } else {
             (listener, port) = try Core.listenOnLoopback()
-            baseURL = URL(string: "http://127.0.0.1:\(port)")!
+            baseURL = URL(string: "\(scheme)://127.0.0.1:\(port)")!
         }
-        core = Core(listener: listener, socketPath: unixSocketPath, baseURL: baseURL, handler: handler)
+        self.tls = tls
+        core = Core(listener: listener, socketPath: unixSocketPath, baseURL: baseURL, tlsContext: context, handler: handler)
         let core = self.core
         let thread = Thread { core.acceptConnections() }
         thread.name = "AFNetworkingTesting.TestServer"
@@ -87,12 +99,14 @@ private final class Core: Sendable {
     let listener: Int32
     let socketPath: String?
     let baseURL: URL
+    let tlsContext: ServerTLSContext?
     let state: Locked<State>
 
-    init(listener: Int32, socketPath: String?, baseURL: URL, handler: TestServer.Handler?) {
+    init(listener: Int32, socketPath: String?, baseURL: URL, tlsContext: ServerTLSContext?, handler: TestServer.Handler?) {
         self.listener = listener
         self.socketPath = socketPath
         self.baseURL = baseURL
+        self.tlsContext = tlsContext
         state = Locked(State(handler: handler))
     }
 
@@ -138,11 +152,14 @@ private final class Core: Sendable {
         }
     }
 
-    private func serve(_ connection: Int32, number: Int) {
-        defer {
-            state.withLock { $0.connections.removeAll { $0 == connection } }
-            close(connection)
+    private func serve(_ descriptor: Int32, number: Int) {
+        let accepted = tlsContext.map { ServerConnection(descriptor: descriptor, context: $0) } ?? ServerConnection(plain: descriptor)
+        defer { state.withLock { $0.connections.removeAll { $0 == descriptor } } }
+        guard let connection = accepted else {
+            close(descriptor)
+            return
         }
+        defer { connection.close() }
         var buffer = Data()
         var continued = false
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -151,7 +168,7 @@ private final class Core: Sendable {
             do {
                 parsed = try RequestParser.parse(buffer)
             } catch {
-                _ = write(Data("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8), to: connection)
+                _ = connection.send(Data("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
                 return
             }
             if let parsed {
@@ -170,20 +187,20 @@ private final class Core: Sendable {
             }
             if !continued, RequestParser.expectsContinue(buffer) {
                 continued = true
-                guard write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: connection) else { return }
+                guard connection.send(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
             }
-            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            let count = connection.receive(into: &chunk)
             guard count > 0 else { return }
             buffer.append(contentsOf: chunk[0..<count])
         }
     }
 
     /// Writes `steps`; `false` when the connection is to close (a step closed it, or a write failed).
-    private func perform(_ steps: [ServerReply.Step], on connection: Int32) -> Bool {
+    private func perform(_ steps: [ServerReply.Step], on connection: ServerConnection) -> Bool {
         for step in steps {
             switch step {
             case .send(let bytes):
-                guard write(bytes, to: connection) else { return false }
+                guard connection.send(bytes) else { return false }
             case .pause(let seconds):
                 guard pause(seconds) else { return false }
             case .close:
@@ -201,18 +218,6 @@ private final class Core: Sendable {
             Thread.sleep(forTimeInterval: min(0.01, max(0, end.timeIntervalSinceNow)))
         }
         return true
-    }
-
-    private func write(_ bytes: Data, to connection: Int32) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = send(connection, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-                guard written > 0 else { return false }
-                offset += written
-            }
-            return true
-        }
     }
 
     // MARK: Listening
@@ -271,4 +276,6 @@ public enum TestServerError: Error, Equatable {
     case socket(errno: Int32)
     /// The path does not fit a Unix domain socket's address (107 bytes on Linux).
     case socketPathTooLong(String)
+    /// The TLS certificate or key could not be made or read, or OpenSSL could not be loaded.
+    case tls(String)
 }

@@ -11,6 +11,9 @@ import FoundationNetworking
 struct CurlHop {
     /// The proxy the hop goes through, if any.
     let proxy: Proxy?
+    /// The host the server's certificate must name: the host of the URL libcurl requests, which
+    /// for a Unix domain socket (`https+unix://`) is `localhost`, not the socket's path.
+    let serverName: String?
     /// When the hop started (for the total timeout libcurl was given, `totalMilliseconds`).
     let start: DispatchTime
     let fetchStart: Date
@@ -43,8 +46,9 @@ struct CurlHop {
     var uploadLength: Int64 = -1
     var reportedUpload: Int64 = 0
 
-    init(proxy: Proxy?, totalMilliseconds: Int) {
+    init(proxy: Proxy?, serverName: String?, totalMilliseconds: Int) {
         self.proxy = proxy
+        self.serverName = serverName
         self.totalMilliseconds = totalMilliseconds
         start = .now()
         fetchStart = Date()

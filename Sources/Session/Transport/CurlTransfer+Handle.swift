@@ -29,7 +29,8 @@ extension CurlTransfer {
         self.easy = easy
         errorBuffer.initialize(repeating: 0, count: 256)
         let socketPath = socketAddress?.socketPath ?? transport.connection.unixSocketPath
-        hop = CurlHop(proxy: socketPath == nil ? transport.proxyRoutes.proxy(for: url) : nil, totalMilliseconds: milliseconds.total)
+        hop = CurlHop(
+            proxy: socketPath == nil ? transport.proxyRoutes.proxy(for: url) : nil, serverName: url.host, totalMilliseconds: milliseconds.total)
         let bodyKind: EasyHandleOptions.Body = switch body {
         case .none: .none
         case .data(let data, _): .data(count: data.count)

@@ -18,7 +18,7 @@ struct StubPlayback {
 extension CurlTransfer {
     /// Starts a hop answered by `stub`.
     func startStubHop(_ stub: TransportStub) {
-        hop = CurlHop(proxy: nil, totalMilliseconds: 0)
+        hop = CurlHop(proxy: nil, serverName: request.url?.host, totalMilliseconds: 0)
         startIdleTimer()
         switch body {
         case .none:

@@ -28,7 +28,7 @@ extension CurlTransfer {
     }
 
     /// OpenSSL's whole certificate verification for a connection: the policy's evaluation of
-    /// the presented chain for the request's host. A rejection aborts the handshake.
+    /// the presented chain for the hop's server name. A rejection aborts the handshake.
     private static let verifyCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
         storeContext, context in
         guard let storeContext else { return 0 }
@@ -37,7 +37,7 @@ extension CurlTransfer {
         afn_store_ctx_presented_chain(storeContext, ChainSink.collect, Unmanaged.passUnretained(sink).toOpaque())
         let evaluation: TrustEvaluation
         do {
-            evaluation = transfer.transport.policy.evaluation(of: try ServerTrust(derChain: sink.certificates), forDomain: transfer.request.url?.host)
+            evaluation = transfer.transport.policy.evaluation(of: try ServerTrust(derChain: sink.certificates), forDomain: transfer.hop.serverName)
         } catch {
             evaluation = .rejected(.invalidChain(reason: "the server's certificate could not be parsed: \(error)"))
         }

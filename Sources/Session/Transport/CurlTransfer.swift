@@ -58,7 +58,7 @@ final class CurlTransfer: @unchecked Sendable {
     var urlProtocol: CurlURLProtocol?
     var machine: StateMachine
     /// What the current hop has learnt; made fresh by each hop.
-    var hop = CurlHop(proxy: nil, totalMilliseconds: 0)
+    var hop = CurlHop(proxy: nil, serverName: nil, totalMilliseconds: 0)
     var easy: UnsafeMutableRawPointer?
     var headerList: UnsafeMutableRawPointer?
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)

@@ -1,0 +1,393 @@
+#include "TestServerTLSBridge.h"
+#include "OpenSSLBridge.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+static struct {
+    const void *(*server_method)(void);
+    void *(*ctx_new)(const void *);
+    void (*ctx_free)(void *);
+    int (*ctx_use_certificate)(void *, void *);
+    int (*ctx_use_private_key)(void *, void *);
+    long (*ctx_ctrl)(void *, int, long, void *);
+    int (*ctx_check_private_key)(const void *);
+    void *(*ssl_new)(void *);
+    void (*ssl_free)(void *);
+    void (*ssl_set_bio)(void *, void *, void *);
+    void (*ssl_set_accept_state)(void *);
+    int (*ssl_do_handshake)(void *);
+    int (*ssl_read)(void *, void *, int);
+    int (*ssl_write)(void *, const void *, int);
+    int (*ssl_get_error)(const void *, int);
+    void *(*bio_new)(const void *);
+    const void *(*bio_s_mem)(void);
+    void *(*bio_new_mem_buf)(const void *, int);
+    long (*bio_ctrl)(void *, int, long, void *);
+    int (*bio_read)(void *, void *, int);
+    int (*bio_write)(void *, const void *, int);
+    int (*bio_free)(void *);
+    void *(*pem_read_x509)(void *, void **, void *, void *);
+    void *(*pem_read_private_key)(void *, void **, void *, void *);
+    int (*pem_write_x509)(void *, void *);
+    int (*pem_write_private_key)(void *, void *, const void *, const unsigned char *, int, void *, void *);
+    void *(*keygen)(void *, const char *, const char *, ...);
+    void (*pkey_free)(void *);
+    void *(*x509_new)(void);
+    void (*x509_free)(void *);
+    int (*x509_set_version)(void *, long);
+    void *(*x509_get_serial)(void *);
+    int (*asn1_integer_set)(void *, long);
+    void *(*x509_not_before)(void *);
+    void *(*x509_not_after)(void *);
+    void *(*gmtime_adj)(void *, long);
+    int (*x509_set_pubkey)(void *, void *);
+    void *(*x509_subject)(const void *);
+    int (*name_add_entry)(void *, const char *, int, const unsigned char *, int, int, int);
+    int (*x509_set_issuer)(void *, const void *);
+    void *(*ext_conf_nid)(void *, void *, int, const char *);
+    int (*x509_add_ext)(void *, void *, int);
+    void (*ext_free)(void *);
+    int (*x509_sign)(void *, void *, const void *);
+    const void *(*sha256)(void);
+    int (*rand_bytes)(unsigned char *, int);
+    unsigned long (*err_get)(void);
+    void (*err_string)(unsigned long, char *, size_t);
+    void (*err_clear)(void);
+} api;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[256];
+static int loaded;
+
+#define BIND(library, field, name) \
+    if (!(*(void **)&api.field = dlsym(library, name))) { \
+        snprintf(load_error, sizeof load_error, "%s not found: %s", name, dlerror()); \
+        return; \
+    }
+
+static void load(void) {
+    if (!afn_openssl_load(load_error, sizeof load_error)) return;
+    void *ssl = dlopen("libssl.so.3", RTLD_NOW | RTLD_GLOBAL);
+    void *crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_GLOBAL);
+    if (!ssl || !crypto) {
+        snprintf(load_error, sizeof load_error, "cannot load libssl.so.3 and libcrypto.so.3: %s", dlerror());
+        return;
+    }
+    BIND(ssl, server_method, "TLS_server_method")
+    BIND(ssl, ctx_new, "SSL_CTX_new")
+    BIND(ssl, ctx_free, "SSL_CTX_free")
+    BIND(ssl, ctx_use_certificate, "SSL_CTX_use_certificate")
+    BIND(ssl, ctx_use_private_key, "SSL_CTX_use_PrivateKey")
+    BIND(ssl, ctx_ctrl, "SSL_CTX_ctrl")
+    BIND(ssl, ctx_check_private_key, "SSL_CTX_check_private_key")
+    BIND(ssl, ssl_new, "SSL_new")
+    BIND(ssl, ssl_free, "SSL_free")
+    BIND(ssl, ssl_set_bio, "SSL_set_bio")
+    BIND(ssl, ssl_set_accept_state, "SSL_set_accept_state")
+    BIND(ssl, ssl_do_handshake, "SSL_do_handshake")
+    BIND(ssl, ssl_read, "SSL_read")
+    BIND(ssl, ssl_write, "SSL_write")
+    BIND(ssl, ssl_get_error, "SSL_get_error")
+    BIND(crypto, bio_new, "BIO_new")
+    BIND(crypto, bio_s_mem, "BIO_s_mem")
+    BIND(crypto, bio_new_mem_buf, "BIO_new_mem_buf")
+    BIND(crypto, bio_ctrl, "BIO_ctrl")
+    BIND(crypto, bio_read, "BIO_read")
+    BIND(crypto, bio_write, "BIO_write")
+    BIND(crypto, bio_free, "BIO_free")
+    BIND(crypto, pem_read_x509, "PEM_read_bio_X509")
+    BIND(crypto, pem_read_private_key, "PEM_read_bio_PrivateKey")
+    BIND(crypto, pem_write_x509, "PEM_write_bio_X509")
+    BIND(crypto, pem_write_private_key, "PEM_write_bio_PrivateKey")
+    BIND(crypto, keygen, "EVP_PKEY_Q_keygen")
+    BIND(crypto, pkey_free, "EVP_PKEY_free")
+    BIND(crypto, x509_new, "X509_new")
+    BIND(crypto, x509_free, "X509_free")
+    BIND(crypto, x509_set_version, "X509_set_version")
+    BIND(crypto, x509_get_serial, "X509_get_serialNumber")
+    BIND(crypto, asn1_integer_set, "ASN1_INTEGER_set")
+    BIND(crypto, x509_not_before, "X509_getm_notBefore")
+    BIND(crypto, x509_not_after, "X509_getm_notAfter")
+    BIND(crypto, gmtime_adj, "X509_gmtime_adj")
+    BIND(crypto, x509_set_pubkey, "X509_set_pubkey")
+    BIND(crypto, x509_subject, "X509_get_subject_name")
+    BIND(crypto, name_add_entry, "X509_NAME_add_entry_by_txt")
+    BIND(crypto, x509_set_issuer, "X509_set_issuer_name")
+    BIND(crypto, ext_conf_nid, "X509V3_EXT_conf_nid")
+    BIND(crypto, x509_add_ext, "X509_add_ext")
+    BIND(crypto, ext_free, "X509_EXTENSION_free")
+    BIND(crypto, x509_sign, "X509_sign")
+    BIND(crypto, sha256, "EVP_sha256")
+    BIND(crypto, rand_bytes, "RAND_bytes")
+    BIND(crypto, err_get, "ERR_get_error")
+    BIND(crypto, err_string, "ERR_error_string_n")
+    BIND(crypto, err_clear, "ERR_clear_error")
+    loaded = 1;
+}
+
+/// Loads OpenSSL and passes the exit gate (see OpenSSLBridge): 1 to go ahead, then afn_gate_leave.
+static int enter(char *error, size_t error_length) {
+    pthread_once(&load_once, load);
+    if (!loaded) {
+        if (error && error_length) snprintf(error, error_length, "%s", load_error);
+        return 0;
+    }
+    if (!afn_gate_enter()) {
+        if (error && error_length) snprintf(error, error_length, "the process is exiting");
+        return 0;
+    }
+    return 1;
+}
+
+/// OpenSSL's reason for the last failure, into `error`; the thread's error queue is cleared.
+static void describe_failure(const char *what, char *error, size_t error_length) {
+    char reason[200] = "";
+    unsigned long code = api.err_get();
+    if (code) api.err_string(code, reason, sizeof reason);
+    if (error && error_length) snprintf(error, error_length, "%s failed%s%s", what, code ? ": " : "", reason);
+    api.err_clear();
+}
+
+static int drain(void *bio, int kind, void (*sink)(int, const char *, size_t, void *), void *context) {
+    char *bytes = NULL;
+    long length = api.bio_ctrl(bio, 3, 0, &bytes); // BIO_CTRL_INFO: BIO_get_mem_data
+    if (length > 0) sink(kind, bytes, (size_t)length, context);
+    return length > 0;
+}
+
+static int add_extension(void *certificate, int nid, const char *value) {
+    void *extension = api.ext_conf_nid(NULL, NULL, nid, value);
+    if (!extension) return 0;
+    int added = api.x509_add_ext(certificate, extension, -1);
+    api.ext_free(extension);
+    return added;
+}
+
+int afn_test_tls_generate(int days, void (*sink)(int, const char *, size_t, void *), void *context,
+                          char *error, size_t error_length) {
+    if (!enter(error, error_length)) return -1;
+    int status = -1;
+    void *certificate = NULL, *certificate_output = NULL, *key_output = NULL;
+    void *key = api.keygen(NULL, NULL, "EC", "P-256");
+    if (!key || !(certificate = api.x509_new())) {
+        describe_failure("key generation", error, error_length);
+        goto done;
+    }
+    unsigned char random[8];
+    long serial = 1;
+    if (api.rand_bytes(random, sizeof random) == 1) {
+        memcpy(&serial, random, sizeof serial);
+        serial = (long)((unsigned long)serial >> 1) | 1; // positive, never zero
+    }
+    void *subject = api.x509_subject(certificate);
+    int built = api.x509_set_version(certificate, 2) // v3
+        && api.asn1_integer_set(api.x509_get_serial(certificate), serial)
+        && api.gmtime_adj(api.x509_not_before(certificate), -3600)
+        && api.gmtime_adj(api.x509_not_after(certificate), (long)days * 86400)
+        && api.x509_set_pubkey(certificate, key)
+        && api.name_add_entry(subject, "CN", 0x1001, (const unsigned char *)"AFNetworkingTesting loopback", -1, -1, 0) // MBSTRING_ASC
+        && api.x509_set_issuer(certificate, subject)
+        && add_extension(certificate, 87, "critical,CA:FALSE") // basicConstraints
+        && add_extension(certificate, 83, "critical,digitalSignature") // keyUsage
+        && add_extension(certificate, 126, "serverAuth") // extendedKeyUsage
+        && add_extension(certificate, 85, "IP:127.0.0.1,IP:::1,DNS:localhost") // subjectAltName
+        && api.x509_sign(certificate, key, api.sha256()) > 0;
+    certificate_output = api.bio_new(api.bio_s_mem());
+    key_output = api.bio_new(api.bio_s_mem());
+    if (!built || !certificate_output || !key_output || !api.pem_write_x509(certificate_output, certificate)
+        || !api.pem_write_private_key(key_output, key, NULL, NULL, 0, NULL, NULL)) {
+        describe_failure("certificate generation", error, error_length);
+        goto done;
+    }
+    if (drain(certificate_output, 0, sink, context) && drain(key_output, 1, sink, context)) status = 0;
+done:
+    if (certificate_output) api.bio_free(certificate_output);
+    if (key_output) api.bio_free(key_output);
+    if (certificate) api.x509_free(certificate);
+    if (key) api.pkey_free(key);
+    api.err_clear();
+    afn_gate_leave();
+    return status;
+}
+
+void *afn_test_tls_context(const char *chain, size_t chain_length, const char *key, size_t key_length,
+                           char *error, size_t error_length) {
+    if (chain_length > INT32_MAX || key_length > INT32_MAX) {
+        if (error && error_length) snprintf(error, error_length, "the PEM data is too large");
+        return NULL;
+    }
+    if (!enter(error, error_length)) return NULL;
+    void *context = api.ctx_new(api.server_method());
+    void *chain_input = api.bio_new_mem_buf(chain, (int)chain_length);
+    void *key_input = api.bio_new_mem_buf(key, (int)key_length);
+    void *leaf = chain_input ? api.pem_read_x509(chain_input, NULL, NULL, NULL) : NULL;
+    void *private_key = key_input ? api.pem_read_private_key(key_input, NULL, NULL, NULL) : NULL;
+    int ready = context && leaf && private_key && api.ctx_use_certificate(context, leaf) == 1
+        && api.ctx_use_private_key(context, private_key) == 1 && api.ctx_check_private_key(context) == 1;
+    for (void *next; ready && (next = api.pem_read_x509(chain_input, NULL, NULL, NULL));) {
+        // SSL_CTRL_EXTRA_CHAIN_CERT: the context takes the certificate.
+        if (api.ctx_ctrl(context, 14, 0, next) != 1) {
+            api.x509_free(next);
+            ready = 0;
+        }
+    }
+    if (!ready) {
+        describe_failure(!leaf ? "reading the certificate" : !private_key ? "reading the key" : "setting up the context", error, error_length);
+        if (context) api.ctx_free(context);
+        context = NULL;
+    }
+    if (leaf) api.x509_free(leaf);
+    if (private_key) api.pkey_free(private_key);
+    if (chain_input) api.bio_free(chain_input);
+    if (key_input) api.bio_free(key_input);
+    api.err_clear(); // the end of the chain reads as a PEM error
+    afn_gate_leave();
+    return context;
+}
+
+void afn_test_tls_context_free(void *context) {
+    if (!context || !enter(NULL, 0)) return;
+    api.ctx_free(context);
+    afn_gate_leave();
+}
+
+// A connection keeps OpenSSL away from the socket: the handshake and records go through memory
+// BIOs, so that no OpenSSL call blocks (the exit gate is held only around calls that return at
+// once) and the socket is read and written here, outside the gate.
+struct connection {
+    void *ssl;
+    void *input;  // the socket's bytes, for OpenSSL to read
+    void *output; // OpenSSL's bytes, for the socket
+    int fd;
+};
+
+static int send_all(int fd, const char *bytes, size_t length) {
+    while (length > 0) {
+        ssize_t sent = send(fd, bytes, length, MSG_NOSIGNAL);
+        if (sent < 0 && errno == EINTR) continue;
+        if (sent <= 0) return 0;
+        bytes += sent;
+        length -= (size_t)sent;
+    }
+    return 1;
+}
+
+/// Inside the gate: takes what OpenSSL wrote into `*bytes` (malloc'd) and its length.
+static size_t take_output(struct connection *connection, char **bytes) {
+    *bytes = NULL;
+    long pending = api.bio_ctrl(connection->output, 10, 0, NULL); // BIO_CTRL_PENDING
+    if (pending <= 0 || !(*bytes = malloc((size_t)pending))) return 0;
+    int read = api.bio_read(connection->output, *bytes, (int)pending);
+    return read > 0 ? (size_t)read : 0;
+}
+
+/// Outside the gate: sends what `take_output` took and frees it.
+static int flush(struct connection *connection, char *bytes, size_t length) {
+    int sent = send_all(connection->fd, bytes, length);
+    free(bytes);
+    return sent;
+}
+
+/// Outside the gate: reads the socket and hands the bytes to OpenSSL. 1, or 0 at the end.
+static int feed(struct connection *connection) {
+    char buffer[16 * 1024];
+    ssize_t received;
+    do received = recv(connection->fd, buffer, sizeof buffer, 0);
+    while (received < 0 && errno == EINTR);
+    if (received <= 0 || !enter(NULL, 0)) return 0;
+    int written = api.bio_write(connection->input, buffer, (int)received);
+    afn_gate_leave();
+    return written == received;
+}
+
+void *afn_test_tls_accept(void *context, int fd) {
+    struct connection *connection = calloc(1, sizeof *connection);
+    if (!connection) return NULL;
+    connection->fd = fd;
+    if (!enter(NULL, 0)) {
+        free(connection);
+        return NULL;
+    }
+    connection->ssl = api.ssl_new(context);
+    connection->input = api.bio_new(api.bio_s_mem());
+    connection->output = api.bio_new(api.bio_s_mem());
+    int ready = connection->ssl && connection->input && connection->output;
+    if (ready) {
+        api.ssl_set_bio(connection->ssl, connection->input, connection->output); // the SSL takes both
+        api.ssl_set_accept_state(connection->ssl);
+    } else {
+        if (connection->input) api.bio_free(connection->input);
+        if (connection->output) api.bio_free(connection->output);
+        connection->input = connection->output = NULL;
+    }
+    afn_gate_leave();
+    while (ready) {
+        if (!enter(NULL, 0)) break;
+        int result = api.ssl_do_handshake(connection->ssl);
+        int reason = result == 1 ? 0 : api.ssl_get_error(connection->ssl, result);
+        char *bytes;
+        size_t length = take_output(connection, &bytes);
+        api.err_clear();
+        afn_gate_leave();
+        if (!flush(connection, bytes, length)) break;
+        if (result == 1) return connection;
+        if (reason != 2 || !feed(connection)) break; // SSL_ERROR_WANT_READ
+    }
+    afn_test_tls_free(connection);
+    return NULL;
+}
+
+long afn_test_tls_read(void *opaque, void *buffer, size_t length) {
+    struct connection *connection = opaque;
+    int wanted = length > INT32_MAX ? INT32_MAX : (int)length;
+    while (1) {
+        if (!enter(NULL, 0)) return -1;
+        int result = api.ssl_read(connection->ssl, buffer, wanted);
+        int reason = result > 0 ? 0 : api.ssl_get_error(connection->ssl, result);
+        char *bytes;
+        size_t pending = take_output(connection, &bytes);
+        api.err_clear();
+        afn_gate_leave();
+        if (!flush(connection, bytes, pending)) return -1;
+        if (result > 0) return result;
+        if (reason == 6) return 0; // SSL_ERROR_ZERO_RETURN: close_notify
+        if (reason != 2) return -1;
+        if (!feed(connection)) return 0;
+    }
+}
+
+int afn_test_tls_write(void *opaque, const void *buffer, size_t length) {
+    struct connection *connection = opaque;
+    const char *cursor = buffer;
+    while (length > 0) {
+        // In pieces, so that the encrypted copy OpenSSL keeps stays small.
+        int piece = length > 64 * 1024 ? 64 * 1024 : (int)length;
+        if (!enter(NULL, 0)) return -1;
+        int written = api.ssl_write(connection->ssl, cursor, piece);
+        char *bytes;
+        size_t pending = take_output(connection, &bytes);
+        api.err_clear();
+        afn_gate_leave();
+        if (!flush(connection, bytes, pending) || written != piece) return -1;
+        cursor += piece;
+        length -= (size_t)piece;
+    }
+    return 0;
+}
+
+void afn_test_tls_free(void *opaque) {
+    struct connection *connection = opaque;
+    if (!connection) return;
+    if (connection->ssl && enter(NULL, 0)) {
+        api.ssl_free(connection->ssl);
+        afn_gate_leave();
+    }
+    free(connection);
+}
