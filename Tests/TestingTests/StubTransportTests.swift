@@ -178,6 +178,52 @@ final class StubTransportTests: XCTestCase {
         }
     }
 
+    /// The request's outcome on `manager` as a timeout: the error's kind and how long it took.
+    private func timedOut(_ request: URLRequest, on manager: URLSessionManager, totalTimeout: TimeInterval? = nil) async throws -> (kind: String?, seconds: TimeInterval) {
+        let start = Date()
+        let error: (any Error)? = try await withCheckedThrowingContinuation { continuation in
+            do {
+                let task = try manager.dataTask(with: request) { _, _, error in continuation.resume(returning: error) }
+                if let totalTimeout { try manager.setTotalTimeout(totalTimeout, for: task) }
+                manager.resume(task)
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        let timeout = try XCTUnwrap(error as? URLError, "the request did not time out: \(String(describing: error))")
+        XCTAssertEqual(timeout.code, .timedOut)
+        return (timeout.userInfo[TimeoutKind.errorUserInfoKey] as? String, Date().timeIntervalSince(start))
+    }
+
+    func testADelayedReplyRunsOutTheIdleTimeout() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/slow").reply(StubReply.text("late").delayed(by: 30))
+        var request = URLRequest(url: base.appendingPathComponent("slow"))
+        request.timeoutInterval = 0.3
+        let outcome = try await timedOut(request, on: manager(stubs))
+        XCTAssertEqual(outcome.kind, "idle")
+        XCTAssertEqual(outcome.seconds, 0.3, accuracy: 0.25)
+    }
+
+    func testABodyDrippedWithinTheIdleTimeoutRunsOutTheTotalTimeout() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/drip").reply(StubReply.status(200, body: Data(count: 40)).chunked(1, every: 0.05))
+        var request = URLRequest(url: base.appendingPathComponent("drip"))
+        request.timeoutInterval = 0.5
+        let outcome = try await timedOut(request, on: manager(stubs), totalTimeout: 0.6)
+        XCTAssertEqual(outcome.kind, "total")
+        XCTAssertEqual(outcome.seconds, 0.6, accuracy: 0.25)
+    }
+
+    func testABodyDrippedWithinTheTimeoutsArrivesWhole() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/drip").reply(StubReply.status(200, body: Data(count: 10)).chunked(1, every: 0.02))
+        var request = URLRequest(url: base.appendingPathComponent("drip"))
+        request.timeoutInterval = 0.5
+        let response = try await manager(stubs).data(for: request)
+        XCTAssertEqual(response.value, Data(count: 10))
+    }
+
     func testManagersStubbingTheSameURLDifferentlyDoNotSeeEachOther() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<16 {

@@ -21,7 +21,7 @@ extension CurlTransfer {
         guard let milliseconds = timeouts.hopMilliseconds(elapsed: Self.seconds(from: transferStart)) else {
             return perform(machine.failed(timeouts.error(.total, url: request.url)))
         }
-        if let stub = transport.stub { return startStubHop(stub) }
+        if let stub = transport.stub { return startStubHop(stub, totalMilliseconds: milliseconds.total) }
         guard let easy = transport.takeHandle() else {
             return perform(machine.failed(TransferErrorMapping.refused(.unknown, url: url)))
         }

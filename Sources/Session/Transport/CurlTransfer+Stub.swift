@@ -6,20 +6,32 @@ import FoundationNetworking
 /// The reply of a stub, played as a hop: the request's whole body taken (a stream read away from
 /// the transport's queue), then after the reply's delay its head through the same checks as a
 /// server's, and its body chunk by chunk through the same delivery, within the task's limits
-/// and its consumer's window.
+/// and its consumer's window, and within the task's idle and total timeouts, which a stub's
+/// delays run out as a server's silence would.
 struct StubPlayback {
-    var reply: StubbedReply
+    /// The reply; `nil` while the request's body is read.
+    var reply: StubbedReply?
     /// The index of the next chunk to deliver.
     var chunk = 0
     /// The timer of the delay or of the interval before the next chunk.
     var timer: DispatchSourceTimer?
+    /// The timer that ends the hop when its idle or total timeout runs out.
+    var watchdog: DispatchSourceTimer?
+
+    /// Cancels the timers.
+    func stop() {
+        timer?.cancel()
+        watchdog?.cancel()
+    }
 }
 
 extension CurlTransfer {
-    /// Starts a hop answered by `stub`.
-    func startStubHop(_ stub: TransportStub) {
-        hop = CurlHop(proxy: nil, serverName: request.url?.host, totalMilliseconds: 0)
-        startIdleTimer()
+    /// Starts a hop answered by `stub`, within `totalMilliseconds` (0 for no limit).
+    func startStubHop(_ stub: TransportStub, totalMilliseconds: Int) {
+        hop = CurlHop(proxy: nil, serverName: request.url?.host, totalMilliseconds: totalMilliseconds)
+        lastActivity = .now()
+        stubPlayback = StubPlayback()
+        watchStubTimeouts()
         switch body {
         case .none:
             answer(stub, body: Data())
@@ -33,7 +45,7 @@ extension CurlTransfer {
             DispatchQueue.global().async { [weak self, transport] in
                 let data = reference.readToEnd()
                 transport.async { [weak self] in
-                    guard let self, !machine.isEnded else { return }
+                    guard let self, stubPlayback != nil else { return }
                     hop.requestEnd = Date()
                     answer(stub, body: data)
                 }
@@ -47,8 +59,23 @@ extension CurlTransfer {
             events?.transferDidSendBodyData(totalBytesSent: Int64(body.count), totalBytesExpectedToSend: Int64(body.count))
         }
         let reply = stub.respond(request, body)
-        stubPlayback = StubPlayback(reply: reply)
+        stubPlayback?.reply = reply
         after(reply.delay) { $0.beginStubReply() }
+    }
+
+    /// Ends the hop with a timeout when the idle or the total one has run out, or checks again
+    /// when one may next: what libcurl and the transport's idle timer do for a server.
+    private func watchStubTimeouts() {
+        let totalLeft = hop.totalMilliseconds > 0 ? Double(hop.totalMilliseconds) / 1000 - hop.elapsed : nil
+        // A hop paused for its consumer is not idle.
+        let idleLeft = timeouts.idle.map { window.isPaused ? $0 : $0 - Self.seconds(from: lastActivity) }
+        if let totalLeft, totalLeft <= 0 { return endStubHop(failure: timeouts.error(.total, url: request.url)) }
+        if let idleLeft, idleLeft <= 0 { return endStubHop(failure: timeouts.error(.idle, url: request.url)) }
+        guard let next = [totalLeft, idleLeft].compactMap({ $0 }).min() else { return }
+        stubPlayback?.watchdog = transport.run(after: next) { [weak self] in
+            guard let self, stubPlayback != nil else { return }
+            watchStubTimeouts()
+        }
     }
 
     /// Runs `step` on the transport's queue after `delay` seconds, unless the task stops first.
@@ -63,14 +90,15 @@ extension CurlTransfer {
 
     private func beginStubReply() {
         guard let reply = stubPlayback?.reply else { return }
+        lastActivity = .now()
         switch reply.outcome {
         case .taskFailure(let error):
+            stubPlayback?.stop()
             stubPlayback = nil
             perform(machine.failed(error))
         case .transportFailure(let error):
             endStubHop(failure: error)
         case .response(let status, let fields, _):
-            lastActivity = .now()
             hop.receivedResponseBytes = true
             hop.headerLines = ["HTTP/1.1 \(status) Stubbed"] + fields.map { "\($0.name): \($0.value)" }
             guard headerBlockEnded() else { return endStubHop(failure: error(for: CurlCode.writeError)) }
@@ -80,7 +108,7 @@ extension CurlTransfer {
 
     /// Delivers the reply's next chunks; waits for the consumer's window or the reply's interval.
     func playStub() {
-        guard let playback = stubPlayback, playback.timer == nil, case .response(_, _, let chunks) = playback.reply.outcome else { return }
+        guard let playback = stubPlayback, playback.timer == nil, let reply = playback.reply, case .response(_, _, let chunks) = reply.outcome else { return }
         var index = playback.chunk
         while index < chunks.count {
             lastActivity = .now()
@@ -89,16 +117,16 @@ extension CurlTransfer {
             guard written == chunks[index].count else { return endStubHop(failure: error(for: CurlCode.writeError)) }
             index += 1
             stubPlayback?.chunk = index
-            if index < chunks.count, playback.reply.interval > 0 {
-                return after(playback.reply.interval) { $0.playStub() }
+            if index < chunks.count, reply.interval > 0 {
+                return after(reply.interval) { $0.playStub() }
             }
         }
-        endStubHop(failure: playback.reply.cut)
+        endStubHop(failure: reply.cut)
     }
 
     /// Ends the stub's hop: its metrics, then the hop's end, with `failure` when it failed.
     private func endStubHop(failure: URLError?) {
-        stubPlayback?.timer?.cancel()
+        stubPlayback?.stop()
         stubPlayback = nil
         var metrics = CurlTransactionInfo().metrics(url: request.url, fetchStart: hop.fetchStart, requestEnd: hop.requestEnd, tls: nil)
         metrics.attempt = machine.attempt

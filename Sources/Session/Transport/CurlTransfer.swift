@@ -205,7 +205,7 @@ final class CurlTransfer: @unchecked Sendable {
             conclude(outcome)
         case .stop(let pending):
             pending?.cancel()
-            stubPlayback?.timer?.cancel()
+            stubPlayback?.stop()
             stubPlayback = nil
             if let easy { transport.remove(easy) }
             releaseHandle()
