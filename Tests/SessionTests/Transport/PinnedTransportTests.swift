@@ -1,3 +1,4 @@
+import AFNetworkingTesting
 import AFSecurity
 import AFSerialization
 import AFSession
@@ -8,10 +9,11 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
-/// A manager's security policy enforced in the TLS handshake, against the local TLS servers:
+/// A manager's security policy enforced in the TLS handshake, against loopback TLS servers
+/// presenting the fixture certificates (`TestServer`, which records every request it received):
 /// the right pin gives the response, a wrong one `serverCertificateUntrusted` (-1202; without
-/// pins an expired chain is -1201, one to an unknown root -1203) and the
-/// server never sees the request.
+/// pins an expired chain is -1201, one to an unknown root -1203) and the server never sees the
+/// request.
 final class PinnedTransportTests: XCTestCase {
     private func manager(_ policy: SecurityPolicy) throws -> URLSessionManager {
         let manager = URLSessionManager()
@@ -21,29 +23,42 @@ final class PinnedTransportTests: XCTestCase {
     }
 
     private func pinned(_ mode: SSLPinningMode, _ names: String..., anchors: [String] = ["root-ca"]) throws -> SecurityPolicy {
-        SecurityPolicy(pinningMode: mode, pinnedCertificates: try names.map(Fixtures.certificate),
-                       anchorCertificates: try anchors.map(Fixtures.certificate))
+        SecurityPolicy(pinningMode: mode, pinnedCertificates: try names.map(TestSupport.Fixtures.certificate),
+                       anchorCertificates: try anchors.map(TestSupport.Fixtures.certificate))
     }
 
-    /// GETs `/get?probe=<marker>` from `server` and returns the marker with the outcome.
-    private func probe(_ server: TLSServer, with manager: URLSessionManager) async -> (marker: String, result: Result<HTTPResponse<Data>, any Error>) {
-        let marker = UUID().uuidString
-        let request = URLRequest(url: server.url("/get?probe=\(marker)"))
+    /// A server presenting the fixture `name` (`chained-localhost` with its intermediate).
+    private func server(_ name: String) throws -> TestServer {
+        let chain = name == "chained-localhost" ? "chained-localhost-fullchain" : name
+        let tls = try TestServerTLS(
+            certificateChainPEM: try Data(contentsOf: TestSupport.Fixtures.url("\(chain).pem")),
+            privateKeyPEM: try Data(contentsOf: TestSupport.Fixtures.url("\(name).key")))
+        let server = try TestServer(tls: tls) { _ in .text("ok") }
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    /// `path` on `server` by the name its fixture certificates are for.
+    private func url(_ server: TestServer, _ path: String) -> URL {
+        URL(string: "https://localhost:\(server.port)\(path)")!
+    }
+
+    /// GETs `/get` from `server`.
+    private func probe(_ server: TestServer, with manager: URLSessionManager) async -> Result<HTTPResponse<Data>, any Error> {
         do {
-            return (marker, .success(try await manager.data(for: request)))
+            return .success(try await manager.data(for: URLRequest(url: url(server, "/get"))))
         } catch {
-            return (marker, .failure(error))
+            return .failure(error)
         }
     }
 
     private func assertTrusted(_ policy: SecurityPolicy, server name: String, file: StaticString = #filePath, line: UInt = #line) async throws {
-        let server = try TLSServer.named(name)
-        let (marker, result) = await probe(server, with: try manager(policy))
-        switch result {
+        let server = try server(name)
+        switch await probe(server, with: try manager(policy)) {
         case .success(let response): XCTAssertEqual(response.statusCode, 200, file: file, line: line)
         case .failure(let error): XCTFail("\(error)", file: file, line: line)
         }
-        XCTAssertTrue(server.receivedRequest(containing: marker), "the server saw no request", file: file, line: line)
+        XCTAssertEqual(server.requests.map(\.target), ["/get"], file: file, line: line)
     }
 
     @discardableResult
@@ -51,17 +66,17 @@ final class PinnedTransportTests: XCTestCase {
         _ policy: SecurityPolicy, server name: String, code: URLError.Code = .serverCertificateUntrusted,
         file: StaticString = #filePath, line: UInt = #line
     ) async throws -> TrustFailure? {
-        let server = try TLSServer.named(name)
-        let (marker, result) = await probe(server, with: try manager(policy))
+        let server = try server(name)
+        let result = await probe(server, with: try manager(policy))
         guard case .failure(let error) = result, let urlError = error as? URLError else {
             XCTFail("expected a URLError, got \(result)", file: file, line: line)
             return nil
         }
         XCTAssertEqual(urlError.code, code, file: file, line: line)
-        XCTAssertEqual(urlError.failingURL?.absoluteString, server.url("/get?probe=\(marker)").absoluteString, file: file, line: line)
+        XCTAssertEqual(urlError.failingURL?.absoluteString, url(server, "/get").absoluteString, file: file, line: line)
         let evaluation = urlError.userInfo[TrustEvaluation.errorUserInfoKey] as? TrustEvaluation
         XCTAssertNotNil(evaluation?.failure, file: file, line: line)
-        XCTAssertFalse(server.receivedRequest(containing: marker, within: 0.5), "the rejected server received the request", file: file, line: line)
+        XCTAssertEqual(server.requests, [], "the rejected server received the request", file: file, line: line)
         return evaluation?.failure
     }
 
@@ -85,15 +100,15 @@ final class PinnedTransportTests: XCTestCase {
     }
 
     func testChangedPolicyAppliesToTheNextTask() async throws {
-        let server = try TLSServer.named("localhost")
+        let server = try server("localhost")
         let manager = try manager(try pinned(.certificate, "localhost"))
-        let (_, trusted) = await probe(server, with: manager)
+        let trusted = await probe(server, with: manager)
         XCTAssertEqual(try trusted.get().statusCode, 200)
         try manager.setSecurityPolicy(try pinned(.certificate, "wrong-host"))
-        let (marker, rejected) = await probe(server, with: manager)
+        let rejected = await probe(server, with: manager)
         guard case .failure(let error as URLError) = rejected else { return XCTFail("\(rejected)") }
         XCTAssertEqual(error.code, .serverCertificateUntrusted)
-        XCTAssertFalse(server.receivedRequest(containing: marker, within: 0.5), "a connection of the old policy was reused")
+        XCTAssertEqual(server.requests.count, 1, "a connection of the old policy was reused")
     }
 
     func testCertificatePinningRejectsAValidChainOfAnUnpinnedServer() async throws {
@@ -113,7 +128,7 @@ final class PinnedTransportTests: XCTestCase {
 
     func testPublicKeyPinGivenAsHashGivesTheResponse() async throws {
         var policy = try pinned(.publicKey)
-        policy.pinnedPublicKeyHashes = ["sha256/" + (try Fixtures.opensslPins()["intermediate-ca"]!)]
+        policy.pinnedPublicKeyHashes = ["sha256/" + (try TestSupport.Fixtures.opensslPins()["intermediate-ca"]!)]
         try await assertTrusted(policy, server: "chained-localhost")
     }
 
@@ -160,16 +175,15 @@ final class PinnedTransportTests: XCTestCase {
     }
 
     func testPinnedServerIsReachedByAddress() async throws {
-        let server = try TLSServer.named("localhost")
-        let address = URL(string: server.baseURL.absoluteString.replacingOccurrences(of: "localhost", with: "127.0.0.1") + "/get")!
-        let response = try await manager(try pinned(.certificate, "localhost")).data(for: URLRequest(url: address))
+        let server = try server("localhost")
+        let response = try await manager(try pinned(.certificate, "localhost")).data(for: URLRequest(url: server.baseURL.appendingPathComponent("get")))
+        XCTAssertEqual(server.baseURL.host, "127.0.0.1")
         XCTAssertEqual(response.statusCode, 200)
     }
 
     func testWrongPinRejectsAnUploadWithoutSendingIt() async throws {
-        let server = try TLSServer.named("localhost")
-        let marker = UUID().uuidString
-        var request = URLRequest(url: server.url("/post?probe=\(marker)"))
+        let server = try server("localhost")
+        var request = URLRequest(url: url(server, "/post"))
         request.httpMethod = "POST"
         let body = Data(repeating: 0x61, count: 100_000)
         let manager = try manager(try pinned(.certificate, "wrong-host"))
@@ -179,7 +193,7 @@ final class PinnedTransportTests: XCTestCase {
         } catch let error as URLError {
             XCTAssertEqual(error.code, .serverCertificateUntrusted)
         }
-        XCTAssertFalse(server.receivedRequest(containing: marker, within: 0.5))
+        XCTAssertEqual(server.requests, [])
     }
 
     private func temporaryFile(_ data: Data) throws -> URL {
