@@ -4,8 +4,9 @@
 # libcurl transport), the session tests again on URLSession's own protocol
 # (AFN_TEST_TRANSPORT=urlSession), the reachability tests that need a private network
 # namespace, then the concurrency suites
-# (classes named *ConcurrencyTests) again under the thread sanitizer, and closes with one
-# "N passed, N failed" line over all runs. Arguments, if any, go to a single plain
+# (classes named *ConcurrencyTests) again under the thread sanitizer, the testing product's
+# tests and its example's again in parallel processes (`swift test --parallel`, as users run
+# them), and closes with one "N passed, N failed" line over all runs. Arguments, if any, go to a single plain
 # `swift test` run instead (for example `--filter QueryString`).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,13 +19,19 @@ if [ $# -gt 0 ]; then
     exit
 fi
 log="$(mktemp)"
-trap 'test_servers_stop; rm -f "$log"' EXIT
+xunit="$(mktemp)"
+trap 'test_servers_stop; rm -f "$log" "$xunit" "$xunit.log"' EXIT
 swift test --disable-swift-testing --skip ReachabilityNamespaceTests 2>&1 | tee -a "$log"
 AFN_TEST_TRANSPORT=urlSession swift test --disable-swift-testing --skip-build --filter '^SessionTests\.' 2>&1 | tee -a "$log"
 bash scripts/reachability-namespace-tests.sh 2>&1 | tee -a "$log"
 swift test --disable-swift-testing --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests' 2>&1 | tee -a "$log"
+if ! swift test --disable-swift-testing --skip-build --parallel --filter '^(TestingTests|UsersClientTests)\.' --xunit-output "$xunit" >"$xunit.log" 2>&1; then
+    cat "$xunit.log"
+    exit 1
+fi
+tail -n 3 "$xunit.log"
 # Each run's total follows its "Test Suite 'All tests'" (or 'Selected tests') line; sum them.
-python3 - "$log" <<'PY'
+python3 - "$log" "$xunit" <<'PY'
 import re, sys
 executed = skipped = failed = 0
 total_follows = False
@@ -38,5 +45,13 @@ for line in open(sys.argv[1], errors="replace"):
         skipped += int(match.group(2) or 0)
         failed += int(match.group(3))
         total_follows = False
+# The parallel run reports in its xUnit file.
+suite = re.search(r'<testsuite [^>]*errors="(\d+)" tests="(\d+)" failures="(\d+)"', open(sys.argv[2], errors="replace").read())
+if suite:
+    executed += int(suite.group(2))
+    failed += int(suite.group(1)) + int(suite.group(3))
+else:
+    print("the parallel run left no xUnit report")
+    failed += 1
 print(f"tests: {executed - skipped - failed} passed, {failed} failed, {skipped} skipped")
 PY
