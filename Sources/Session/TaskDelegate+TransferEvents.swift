@@ -67,7 +67,7 @@ extension TaskDelegate: TransferEvents {
     var transferOptions: TransferOptions {
         let (limits, totalTimeout, clientIdentity, interceptor) = transferSettings
         return TransferOptions(
-            limits: limits, isDownload: kind == .download, totalTimeout: totalTimeout, clientIdentity: clientIdentity,
+            limits: limits, isDownload: kind == .download || streamsBody, totalTimeout: totalTimeout, clientIdentity: clientIdentity,
             interceptor: interceptor, reportsAttempts: !monitors.isEmpty, bodySink: receivesBodyFromTransport ? self : nil)
     }
 

@@ -32,6 +32,8 @@ final class TaskDelegate: @unchecked Sendable {
         var completion: URLSessionManager.TaskCompletion?
         var destination: URLSessionManager.DownloadDestination?
         var downloadOptions: DownloadOptions = []
+        /// Where a streamed task's response and body go, instead of memory or a file.
+        var bodyChannel: ResponseBodyChannel?
     }
 
     /// Why the manager fails a task whatever URLSession reports; the first one wins.
@@ -195,6 +197,7 @@ final class TaskDelegate: @unchecked Sendable {
             return
         }
         if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
+        handlers.bodyChannel?.receive(response)
         // With a content coding the declared length counts encoded bytes while the body is
         // counted decoded: the total is unknown rather than a fraction past 1.
         // The header is read only for a declared length (a lookup costs thousands of instructions).
@@ -218,10 +221,15 @@ final class TaskDelegate: @unchecked Sendable {
         isCarriedByLibcurl ? nil : state.limits.sizeLimit(isDownload: kind == .download)
     }
 
-    /// The libcurl transport's window for this task's body, told of every chunk processed.
+    /// The libcurl transport's window for this task's body, told of every chunk processed (by
+    /// the stream's consumer, when the body streams).
     func receiveBody(through window: CurlReceiveWindow) {
+        if let channel = handlers.bodyChannel { return channel.receive(through: window) }
         state.withLock { $0.receiveWindow = window }
     }
+
+    /// Whether the body streams to a consumer rather than into memory or a file.
+    var streamsBody: Bool { handlers.bodyChannel != nil }
 
     /// Returns the bytes now received in total, counting a resumed download's partial file.
     func didReceive(data: Data) -> Int64 {
@@ -240,6 +248,7 @@ final class TaskDelegate: @unchecked Sendable {
                 state.record(.failed(SessionError.responseLimitExceeded(limit: limit.limit, declaredLength: declared, response: state.response)))
                 return (true, state.bytesReceived)
             }
+            if handlers.bodyChannel != nil { return (false, state.bytesReceived) }
             guard let writer = state.writer else {
                 state.data.append(contentsOf: bytes)
                 return (false, state.bytesReceived)
@@ -255,6 +264,7 @@ final class TaskDelegate: @unchecked Sendable {
             task.cancel()
             return total
         }
+        handlers.bodyChannel?.append(Data(bytes))
         state.withLock { $0.download.set(completed: total) }
         deliver(handler: handlers.downloadProgress, direction: .download)
         return total

@@ -106,7 +106,7 @@ extension CurlTransfer {
         case .discarded:
             return bytes.count
         case .client:
-            guard options.bodySink != nil || window.admit(bytes.count) else { return CurlSocket.writeFunctionPause }
+            guard window.admit(bytes.count) else { return CurlSocket.writeFunctionPause }
             if let limit = admitBody(bytes.count) {
                 exceeded(limit)
                 return 0

@@ -103,8 +103,7 @@ final class CurlTransfer: @unchecked Sendable {
         body = Self.body(of: request, previous: .none)
         timeouts = TransferTimeouts(connect: transport.connection.connectTimeout ?? request.timeoutInterval, idle: request.timeoutInterval,
                                     total: options.totalTimeout)
-        // A body sink takes each chunk as it comes: there is nothing to read ahead of.
-        if options.bodySink == nil { events?.transferReceivesBody(through: window) }
+        events?.transferReceivesBody(through: window)
     }
 
     deinit {

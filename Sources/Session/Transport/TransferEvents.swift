@@ -15,7 +15,8 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// The request to follow a redirect with, or `nil` to deliver the redirect response.
     func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
     /// The window through which the body arrives: the consumer reports every chunk it
-    /// processed to it. Called before the first chunk, unless the task has a body sink.
+    /// processed to it (a body sink that keeps or writes a chunk as it takes it, at once; a
+    /// stream's consumer when it takes the chunk). Called before the first chunk.
     func transferReceivesBody(through window: CurlReceiveWindow)
     /// `request` again with the credential that answers its first HTTP Basic challenge, the
     /// 401 `response`, if the task has one. A challenge left unanswered reaches URLSession's

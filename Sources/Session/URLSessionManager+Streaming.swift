@@ -1,0 +1,63 @@
+import AFSerialization
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSessionManager {
+    /// Sends `request` and returns as soon as the final response head has arrived and passed
+    /// `validation` (its status codes, and its content types unless the response has no body),
+    /// with the body as a `ResponseBody` to consume as it arrives. Redirects, credentials,
+    /// interceptors and retries apply before the head is returned (a response an interceptor
+    /// retries is never seen); a cut body that an interceptor continues goes on from where it
+    /// was cut (a validated `Range` request), otherwise the body throws. The task's limits are a
+    /// download's (`maximumDownloadSize`: the body is not held), its metrics and event monitors
+    /// are reported as for any task. On the libcurl transport the transport reads at most its
+    /// receive window (1 MiB) ahead of the consumer; on URLSession's own protocol, which has no
+    /// back-pressure, chunks wait in memory until consumed. Throws the head's validation error
+    /// (`ResponseSerializationError`, the body not read) or the task's failure; cancelling the
+    /// calling Swift task before the head arrives cancels the request. Default validation:
+    /// `HTTPResponseSerializer()` (200-299, any type). Beyond AFNetworking.
+    public func stream(
+        for request: URLRequest, validation: (any ResponseValidation)? = nil, credential: URLCredential? = nil
+    ) async throws -> StreamedResponse {
+        let channel = ResponseBodyChannel()
+        let cancellation = TaskCancellation()
+        let response = try await withTaskCancellationHandler {
+            let task = try makeTask(
+                kind: request.httpBodyStream == nil ? .data : .upload, request: request, credential: credential,
+                serializer: HTTPResponseSerializer(acceptableStatusCodes: nil),
+                handlers: .init(completion: { _, _, _, error in channel.finish(error) }, bodyChannel: channel))
+            channel.attach(task)
+            cancellation.set(task)
+            resume(task)
+            return try await channel.head()
+        } onCancel: {
+            cancellation.cancel()
+        }
+        let body = ResponseBody(channel: channel)
+        do {
+            try Self.validateHead(response, of: request, with: validation ?? HTTPResponseSerializer())
+        } catch {
+            channel.cancel()
+            throw error
+        }
+        return StreamedResponse(response: response, body: body)
+    }
+
+    /// `validation`'s rules for a head whose body has not been read: the status codes, and the
+    /// content types unless the response can have no body (HEAD, 204, 304, a zero length).
+    static func validateHead(_ response: HTTPURLResponse, of request: URLRequest, with validation: any ResponseValidation) throws {
+        let bodyless = request.httpMethod?.uppercased() == "HEAD" || [204, 304].contains(response.statusCode)
+            || response.expectedContentLength == 0
+        var error: ResponseSerializationError?
+        if let types = validation.acceptableContentTypes, !bodyless, !types.contains(response.mimeType ?? "") {
+            error = ResponseSerializationError(reason: .unacceptableContentType(response.mimeType), response: response, data: nil)
+        }
+        if let codes = validation.acceptableStatusCodes, !codes.contains(response.statusCode) {
+            error = ResponseSerializationError(
+                reason: .unacceptableStatusCode(response.statusCode), response: response, data: nil, underlyingError: error)
+        }
+        if let error { throw error }
+    }
+}
