@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "UsersClient", dependencies: ["AFNetworking"], path: "Examples/UsersClient"),
         .testTarget(name: "UsersClientTests", dependencies: ["UsersClient", "AFNetworkingTesting", "AFNetworking"], path: "Examples/UsersClientTests"),
         .testTarget(name: "SerializationTests", dependencies: ["AFSerialization", "TestSupport"], path: "Tests/SerializationTests"),
-        .testTarget(name: "AFNCommandTests", dependencies: ["afn", "TestSupport"], path: "Tests/AFNCommandTests"),
+        .testTarget(name: "AFNCommandTests", dependencies: ["afn", "AFNetworkingTesting", "AFLocking", "TestSupport"], path: "Tests/AFNCommandTests"),
         .testTarget(name: "SecurityTests", dependencies: ["AFSecurity", "TestSupport"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["AFReachability", "AFLocking"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFTransport", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport"], path: "Tests/SessionTests", exclude: ["Transport"]),

@@ -69,6 +69,9 @@ struct Client {
             return try await upload()
         case .download:
             return try await download()
+        case .sse:
+            let request = try manager.request(method: "GET", urlString: invocation.url!, parameters: nil, headers: headers)
+            return try await printEvents(of: request)
         case .reachability:
             return await Reachability(host: invocation.host, watch: invocation.watch).run()
         }
@@ -90,7 +93,8 @@ struct Client {
     }
 
     private func perform(_ request: URLRequest) async throws -> Int32 {
-        try report(await manager.response(for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil)))
+        if invocation.noBuffer { return try await printStreamed(request) }
+        return try report(await manager.response(for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil)))
     }
 
     private func upload() async throws -> Int32 {

@@ -4,7 +4,7 @@ import Foundation
 /// What the user asked for, parsed from the command line.
 struct Invocation {
     enum Command: String, CaseIterable {
-        case get, head, delete, post, put, patch, upload, download, reachability
+        case get, head, delete, post, put, patch, upload, download, sse, reachability
     }
 
     var command: Command
@@ -43,6 +43,8 @@ struct Invocation {
     var httpVersion = HTTPVersion.automatic
     var retries: Int?
     var retryMaximumTime: TimeInterval?
+    /// `-N`: the body goes to standard output as it arrives, as curl's --no-buffer.
+    var noBuffer = false
 
     static let usage = """
         usage: afn get|head|delete URL [--query k=v]...
@@ -51,10 +53,13 @@ struct Invocation {
                afn download URL --output PATH [--resume] (with resume data from an interruption or a failure,
                    else from the size of a partial file at PATH, as curl -C - does; PATH - is standard
                    output; a device or FIFO at PATH is written into, a symbolic link refused)
+               afn sse URL (server-sent events printed as they arrive; with --retry N, reconnects with
+                   Last-Event-ID after the server's retry time)
                afn reachability [--host H] [--watch]
         options: --header 'K: V' (repeatable)  --timeout S  --user U:P  --max-filesize BYTES
                  --location-trusted (credentials and secret headers follow redirects to other origins)
                  --verbose (each attempt's request, each retry, the timing of each phase)
+                 -N, --no-buffer (the body to standard output as it arrives, not when it is complete)
                  --retry N (retry transient failures: cannot connect, timeouts, 408, 429, 500, 502, 503, 504;
                  idempotent methods; Retry-After honoured)  --retry-max-time S (no retry after S seconds)
                  --unix-socket PATH (connect to a Unix domain socket; or an http+unix:// URL)
@@ -111,6 +116,7 @@ struct Invocation {
                 let (name, password) = try pair(try value(for: argument), separator: ":", option: argument)
                 user = (name, password)
             case "--verbose": verbose = true
+            case "-N", "--no-buffer": noBuffer = true
             case "--unix-socket": unixSocket = try value(for: argument)
             case "--connect-timeout": connectTimeout = try seconds(for: argument)
             case "--max-time": maximumTime = try seconds(for: argument)
