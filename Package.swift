@@ -31,6 +31,8 @@ let package = Package(
         .executableTarget(name: "resilient-client", dependencies: ["AFNetworking"], path: "Examples/ResilientClient"),
         .executableTarget(name: "reachability-monitor", dependencies: ["AFNetworking"], path: "Examples/ReachabilityMonitor"),
         .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
+        .executableTarget(name: "event-stream", dependencies: ["AFNetworking"], path: "Examples/EventStream"),
+        .executableTarget(name: "jsonlines-export", dependencies: ["AFNetworking"], path: "Examples/JSONLinesExport"),
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking", "AFNetworkingTesting", "AFLocking"], path: "Benchmarks"),
         .target(name: "TestSupport", dependencies: ["AFSecurity"], path: "Tests/TestSupport"),
         .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking"], path: "Tests/TransportExitProbe"),

@@ -13,6 +13,7 @@ let benchmarks: [String: ([String]) throws -> Bool] = [
     "sequential-requests": SequentialRequests.run,
     "serializer-throughput": SerializerThroughputBenchmark.run,
     "stub-requests": StubRequestsBenchmark.run,
+    "streaming": StreamingBenchmark.run,
     "transfer": TransferBenchmark.run,
     "downloads-vs-curl": TransferBenchmark.runAgainstCurl,
 ]

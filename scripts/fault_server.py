@@ -52,6 +52,11 @@ GET /extra-after-204/<ms>  a 204 on a kept-alive connection and, ms later, an un
                      200 with the body "STALE" on it (the next request must not take it).
 HEAD /head-with-body/0  a 200 declaring 5 bytes, and the 5 bytes "STALE" after it, which a HEAD
                      response must not carry; the connection stays open.
+GET /events/<n>      server-sent events 1 to n (`id: k`, `data: {"n": k}`), 50 ms apart, at most 3
+                     a connection (then the response ends, for the client to reconnect), each
+                     connection opening with `retry: 100` and going on after its Last-Event-ID;
+                     204 once every event was sent.
+GET /jsonl/<n>       n JSON Lines records {"id": k, "name": "user-k", "score": k % 100}, chunked.
 GET /blackhole-port/0  the port of a listening socket whose accept queue is full: a connection
                      to it is never established (its SYNs are dropped).
 Listens on 127.0.0.1 at the port given (0 for a free one) and prints "listening on <port>".
@@ -255,6 +260,10 @@ class Handler(BaseHTTPRequestHandler):
             elif kind == "idle-close":
                 self._text(b"ok")
                 self.connection.settimeout(total / 1000)
+            elif kind == "events":
+                self._events(total)
+            elif kind == "jsonl":
+                self._jsonl(total)
             elif kind == "blackhole-port":
                 self._text(str(BLACKHOLE.getsockname()[1]).encode())
             else:
@@ -327,6 +336,36 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def _events(self, total):
+        last = int(self.headers.get("Last-Event-ID") or 0)
+        if last >= total:
+            self.send_response(204)
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self._chunk(b"retry: 100\n\n")
+        for event in range(last + 1, min(last + 3, total) + 1):
+            time.sleep(0.05)
+            self._chunk(b'id: %d\ndata: {"n": %d}\n\n' % (event, event))
+            self.wfile.flush()
+        self._end_chunks()
+
+    def _jsonl(self, total):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        lines = []
+        for record in range(1, total + 1):
+            lines.append(b'{"id": %d, "name": "user-%d", "score": %d}\n' % (record, record, record % 100))
+            if len(lines) == 500 or record == total:
+                self._chunk(b"".join(lines))
+                lines = []
+        self._end_chunks()
 
     def _stream(self, total):
         self.send_response(200)
