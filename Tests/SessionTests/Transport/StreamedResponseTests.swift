@@ -3,6 +3,7 @@ import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -166,5 +167,17 @@ final class StreamedResponseTests: XCTestCase {
         let received = try await streamed.body.collect(upTo: 100)
         XCTAssertEqual(String(decoding: received, as: UTF8.self), "streamed")
         XCTAssertEqual(server.requests.count, 2)
+    }
+
+    func testACutBodyContinuesWithARangeRequestWhenAnInterceptorRetries() async throws {
+        let id = Int.random(in: 1_000_000...9_999_999)
+        let manager = manager()
+        manager.interceptor = RetryPolicy(backoffBase: 0.01)
+        let streamed = try await manager.stream(for: URLRequest(url: try FaultServer.url("/cut/100000?id=\(id)")))
+        let received = try await streamed.body.collect(upTo: 200_000)
+        XCTAssertEqual(received, Data((0..<100_000).map { UInt8($0 % 256) }))
+        let log = try await manager.data(for: URLRequest(url: try FaultServer.url("/log/\(id)")))
+        let entries = try XCTUnwrap(JSONSerialization.jsonObject(with: log.value) as? [[String: Any]])
+        XCTAssertEqual(entries.map { $0["range"] as? String }, [nil, "bytes=40000-"])
     }
 }
