@@ -41,9 +41,6 @@ package final class CurlReceiveWindow: Sendable {
         }
     }
 
-    /// Whether reading is paused for the consumer (the transfer is not idle then).
-    var isPaused: Bool { state.withLock { $0.paused } }
-
     /// The consumer processed `count` bytes of the body.
     package func consumed(_ count: Int) {
         let resumes: Bool = state.withLock { state in

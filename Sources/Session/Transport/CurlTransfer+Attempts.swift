@@ -95,8 +95,8 @@ extension CurlTransfer {
     func checkIdle() -> DispatchTime? {
         guard let easy, let idle = timeouts.idle else { return nil }
         let idleFor = Self.seconds(from: lastActivity)
-        guard idleFor >= idle, !window.isPaused else {
-            return .now() + (window.isPaused ? idle : idle - idleFor)
+        guard idleFor >= idle, !isReceivePaused else {
+            return .now() + (isReceivePaused ? idle : idle - idleFor)
         }
         transport.remove(easy)
         releaseHandle()

@@ -106,7 +106,10 @@ extension CurlTransfer {
         case .discarded:
             return bytes.count
         case .client:
-            guard window.admit(bytes.count) else { return CurlSocket.writeFunctionPause }
+            guard window.admit(bytes.count) else {
+                isReceivePaused = true
+                return CurlSocket.writeFunctionPause
+            }
             if let limit = admitBody(bytes.count) {
                 exceeded(limit)
                 return 0
@@ -153,6 +156,7 @@ extension CurlTransfer {
 
     /// Reading resumes after the window paused it; on the transport's queue.
     func resumeReading() {
+        isReceivePaused = false
         lastActivity = .now()
         if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) } else if stubPlayback != nil { playStub() }
     }

@@ -25,12 +25,12 @@ extension CurlTransfer {
     /// queue. Receiving stays paused if the window paused it.
     func resumeSending() {
         isWaitingForBody = false
-        if let easy { _ = afn_easy_pause(easy, window.isPaused ? CurlPause.receive : CurlPause.resumeAll) }
+        if let easy { _ = afn_easy_pause(easy, isReceivePaused ? CurlPause.receive : CurlPause.resumeAll) }
     }
 
     /// Whether libcurl paused the transfer for its consumer or its body source (its socket is
     /// then unwatched, yet not in the pool).
-    var isPaused: Bool { window.isPaused || isWaitingForBody }
+    var isPaused: Bool { isReceivePaused || isWaitingForBody }
 
     static let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
         buffer, size, count, context in

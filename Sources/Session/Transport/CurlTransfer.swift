@@ -66,6 +66,11 @@ final class CurlTransfer: @unchecked Sendable {
     var bodyReader: StreamedBodyReader?
     /// libcurl paused sending until the body stream has bytes.
     var isWaitingForBody = false
+    /// libcurl paused receiving for the consumer (the write callback returned a pause), until
+    /// `resumeReading` runs. Kept on the transport's queue, unlike the window's own flag, which
+    /// the consumer clears from its thread: between the pause and libcurl's removal of the
+    /// socket, the window may already be open again while the socket is still this transfer's.
+    var isReceivePaused = false
     /// The most request body bytes reported sent, over all hops.
     var reportedUpload: Int64 = 0
     /// The last byte received or sent; the transport's idle timer compares it with the idle timeout.

@@ -8,6 +8,9 @@ import TestSupport
 import FoundationNetworking
 #endif
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `URLSessionManager.stream(for:)` on the libcurl transport against the loopback test server:
 /// the head before the body, the body in order as it arrives, validation before any body byte,
@@ -102,6 +105,27 @@ final class StreamedResponseTests: XCTestCase {
         let delivered = try XCTUnwrap(manager.downloadProgress(for: task)).completedUnitCount
         XCTAssertLessThanOrEqual(delivered, Int64(CurlReceiveWindow.defaultLimit + 1 << 20), "read ahead of the consumer")
         while let chunk = try await iterator.next() { consumed += chunk.count }
+        XCTAssertEqual(consumed, size)
+    }
+
+    /// A consumer that pauses now and then makes the window pause and resume the transfer
+    /// hundreds of times, the consumer's release racing libcurl's pause: the socket of a paused
+    /// transfer stays the transfer's, never taken for a pooled one and shut down.
+    func testAConsumerPausingNowAndThenReceivesTheBodyWhole() async throws {
+        let size = 256 << 20
+        let server = try server { _ in .status(200, body: Data(count: size)) }
+        let manager = manager()
+        let streamed = try await manager.stream(for: URLRequest(url: server.baseURL))
+        var consumed = 0
+        var sincePause = 0
+        for try await chunk in streamed.body {
+            consumed += chunk.count
+            sincePause += chunk.count
+            if sincePause >= 1 << 20 {
+                sincePause = 0
+                usleep(1000)
+            }
+        }
         XCTAssertEqual(consumed, size)
     }
 
