@@ -25,11 +25,15 @@ struct ServerConnection {
 
     /// Reads into `buffer`: the count, or 0 when the peer closed or the read failed.
     func receive(into buffer: inout [UInt8]) -> Int {
-        let count = buffer.withUnsafeMutableBytes { bytes in
-            if let tls { return afn_test_tls_read(tls, bytes.baseAddress, bytes.count) }
-            return recv(descriptor, bytes.baseAddress, bytes.count, 0)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                if let tls { return afn_test_tls_read(tls, bytes.baseAddress, bytes.count) }
+                return recv(descriptor, bytes.baseAddress, bytes.count, 0)
+            }
+            // A signal interrupting a blocking read is not the peer closing.
+            if count < 0, tls == nil, errno == EINTR { continue }
+            return max(count, 0)
         }
-        return max(count, 0)
     }
 
     /// Writes all of `bytes`; `false` when the connection failed.
@@ -40,6 +44,7 @@ struct ServerConnection {
             var offset = 0
             while offset < buffer.count {
                 let written = Glibc.send(descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                if written < 0, errno == EINTR { continue }
                 guard written > 0 else { return false }
                 offset += written
             }

@@ -10,12 +10,13 @@ import Glibc
 ///
 /// libcurl stops watching a connection between two requests on it (it sits in the pool), then
 /// watches it again: the read source stays meanwhile, so that a kept-alive connection does not
-/// make and cancel a source per request (each wakes libdispatch's manager thread). Should the
-/// pooled connection become readable, its source is cancelled and the connection shut down: the
-/// server closed it, or sent bytes nobody asked for (a body after a 204 or a HEAD response, an
-/// unsolicited response), which libcurl would otherwise read as the answer to the next request
-/// on it, shifting every later response by one. Shut down, it fails libcurl's check before
-/// reuse and a new connection is made.
+/// make and cancel a source per request (each wakes libdispatch's manager thread). Should an
+/// unwatched connection become readable, its source is cancelled (it would fire without end);
+/// and when no transfer runs that the bytes could belong to, it sits unused in the pool and is
+/// shut down: the server closed it, or sent bytes nobody asked for (a body after a 204 or a
+/// HEAD response, an unsolicited response), which libcurl would otherwise read as the answer to
+/// the next request on it, shifting every later response by one. Shut down, it fails libcurl's
+/// check before reuse and a new connection is made.
 final class CurlSockets: @unchecked Sendable {
     // @unchecked: `watches` is a `Locked`; `queue` is immutable.
 
@@ -24,9 +25,11 @@ final class CurlSockets: @unchecked Sendable {
         var write: (any DispatchSourceProtocol)?
         /// libcurl stopped watching the socket; `read` is kept for its next request.
         var isIdle = false
-        /// The connection sits in libcurl's pool (its transfer ended), rather than under a
-        /// transfer paused for its consumer or its body source.
-        var isPooled = false
+        /// Whether the socket's bytes may be a transfer's (its hop still runs on it, paused or
+        /// between two of libcurl's steps, or another hop may have taken it from the pool),
+        /// asked when it becomes readable while idle; otherwise it sits unused in libcurl's pool.
+        /// Called on the transport's queue.
+        var mayBeInUse: (() -> Bool)?
         let cancellations = DispatchGroup()
     }
 
@@ -42,7 +45,7 @@ final class CurlSockets: @unchecked Sendable {
         watches.withLock { watches in
             var watch = watches[socket] ?? Watch()
             watch.isIdle = false
-            watch.isPooled = false
+            watch.mayBeInUse = nil
             watch.read = source(watch.read, wanted: read, cancellations: watch.cancellations) {
                 let source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
                 source.setEventHandler { [weak self] in
@@ -76,25 +79,25 @@ final class CurlSockets: @unchecked Sendable {
     }
 
     /// Stops watching `socket` for libcurl, which keeps it open (in its pool, or under a
-    /// paused transfer: `pooled` false) until it closes it.
-    func unwatch(_ socket: Int32, pooled: Bool) {
+    /// transfer: `mayBeInUse`) until it closes it.
+    func unwatch(_ socket: Int32, mayBeInUse: @escaping () -> Bool) {
         watches.withLock { watches in
             watches[socket]?.write?.cancel()
             watches[socket]?.write = nil
             watches[socket]?.isIdle = true
-            watches[socket]?.isPooled = pooled
+            watches[socket]?.mayBeInUse = mayBeInUse
         }
     }
 
     /// Cancels the read source of `socket` if libcurl does not watch it, and shuts the
-    /// connection down if it sits in the pool (a paused transfer's bytes are its own); whether
+    /// connection down if it sits unused in the pool (a transfer's bytes are its own); whether
     /// libcurl did not watch it.
     private func retireIfIdle(_ socket: Int32) -> Bool {
         watches.withLock { watches in
             guard watches[socket]?.isIdle == true else { return false }
             watches[socket]?.read?.cancel()
             watches[socket]?.read = nil
-            if watches[socket]?.isPooled == true { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+            if watches[socket]?.mayBeInUse?() != true { _ = shutdown(socket, Int32(SHUT_RDWR)) }
             return true
         }
     }

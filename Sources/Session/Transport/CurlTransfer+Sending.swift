@@ -28,9 +28,6 @@ extension CurlTransfer {
         if let easy { _ = afn_easy_pause(easy, isReceivePaused ? CurlPause.receive : CurlPause.resumeAll) }
     }
 
-    /// Whether libcurl paused the transfer for its consumer or its body source (its socket is
-    /// then unwatched, yet not in the pool).
-    var isPaused: Bool { isReceivePaused || isWaitingForBody }
 
     static let readCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
         buffer, size, count, context in

@@ -67,9 +67,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl paused sending until the body stream has bytes.
     var isWaitingForBody = false
     /// libcurl paused receiving for the consumer (the write callback returned a pause), until
-    /// `resumeReading` runs. Kept on the transport's queue, unlike the window's own flag, which
-    /// the consumer clears from its thread: between the pause and libcurl's removal of the
-    /// socket, the window may already be open again while the socket is still this transfer's.
+    /// `resumeReading` runs: kept on the transport's queue, unlike the window's own flag, which
+    /// the consumer clears from its thread before the transfer has resumed.
     var isReceivePaused = false
     /// The most request body bytes reported sent, over all hops.
     var reportedUpload: Int64 = 0

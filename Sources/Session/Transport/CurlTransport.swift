@@ -295,9 +295,14 @@ package final class CurlTransport: @unchecked Sendable {
         guard let context else { return 0 }
         let transport = Unmanaged<CurlTransport>.fromOpaque(context).takeUnretainedValue()
         if what == CurlSocket.pollRemove {
-            // A transfer paused for its consumer or its body source stops watching its socket too.
-            let paused = easy.flatMap { transport.transfers[$0] }?.isPaused ?? false
-            transport.sockets.unwatch(socket, pooled: !paused)
+            // libcurl stops watching a connection it pools, and one whose transfer is paused for
+            // its consumer or its body source, or is between two of libcurl's steps (7.88 removes
+            // the socket of a transfer it resumes and re-adds it later); and a hop waiting for a
+            // connection may take a pooled one and send its request before libcurl watches the
+            // socket again. So bytes on an unwatched socket may be a transfer's while any runs;
+            // with none running, the connection sits unused in the pool. (libcurl itself drops
+            // a pooled connection with bytes waiting before it reuses it.)
+            transport.sockets.unwatch(socket) { [weak transport] in !(transport?.transfers.isEmpty ?? true) }
         } else {
             transport.sockets.watch(socket, read: what & CurlSocket.pollIn != 0, write: what & CurlSocket.pollOut != 0) { [weak transport] events in
                 transport?.socketAction(socket, events: events)

@@ -129,6 +129,35 @@ final class StreamedResponseTests: XCTestCase {
         XCTAssertEqual(consumed, size)
     }
 
+    /// Streams started while others pause and resume take pooled connections: a response that
+    /// arrives before libcurl watches the reused socket again is the new request's own, never
+    /// taken for bytes on an unused pooled connection and shut down.
+    func testManyStreamsOnReusedConnectionsArriveWhole() async throws {
+        let size = 4 << 20
+        let server = try server { _ in .status(200, body: Data(count: size)) }
+        let manager = manager()
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            var started = 0
+            func startOne() {
+                group.addTask {
+                    let streamed = try await manager.stream(for: URLRequest(url: server.baseURL))
+                    var count = 0
+                    for try await chunk in streamed.body { count += chunk.count }
+                    return count
+                }
+                started += 1
+            }
+            while started < 8 { startOne() }
+            var completed = 0
+            while let count = try await group.next() {
+                XCTAssertEqual(count, size)
+                completed += 1
+                if started < 120 { startOne() }
+            }
+            XCTAssertEqual(completed, 120)
+        }
+    }
+
     func testReleasingTheBodyCancelsTheTask() async throws {
         let server = try server { _ in .status(200, body: Data(count: 32 << 20)) }
         let recorder = TaskRecorder()
