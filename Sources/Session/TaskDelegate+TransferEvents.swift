@@ -68,7 +68,8 @@ extension TaskDelegate: TransferEvents {
         let (limits, totalTimeout, clientIdentity, interceptor) = transferSettings
         return TransferOptions(
             limits: limits, isDownload: kind == .download || streamsBody, totalTimeout: totalTimeout, clientIdentity: clientIdentity,
-            interceptor: interceptor, reportsAttempts: !monitors.isEmpty, bodySink: receivesBodyFromTransport ? self : nil)
+            interceptor: interceptor, reportsAttempts: !monitors.isEmpty, bodySink: receivesBodyFromTransport ? self : nil,
+            readsThroughWindow: !receivesBodyFromTransport || streamsBody)
     }
 
     /// The `realm` parameter of a Basic challenge.

@@ -106,7 +106,7 @@ extension CurlTransfer {
         case .discarded:
             return bytes.count
         case .client:
-            guard window.admit(bytes.count) else {
+            guard !options.readsThroughWindow || window.admit(bytes.count) else {
                 isReceivePaused = true
                 return CurlSocket.writeFunctionPause
             }

@@ -107,7 +107,7 @@ final class CurlTransfer: @unchecked Sendable {
         body = Self.body(of: request, previous: .none)
         timeouts = TransferTimeouts(connect: transport.connection.connectTimeout ?? request.timeoutInterval, idle: request.timeoutInterval,
                                     total: options.totalTimeout)
-        events?.transferReceivesBody(through: window)
+        if options.readsThroughWindow { events?.transferReceivesBody(through: window) }
     }
 
     deinit {

@@ -15,8 +15,7 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// The request to follow a redirect with, or `nil` to deliver the redirect response.
     func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
     /// The window through which the body arrives: the consumer reports every chunk it
-    /// processed to it (a body sink that keeps or writes a chunk as it takes it, at once; a
-    /// stream's consumer when it takes the chunk). Called before the first chunk.
+    /// processed to it. Called before the first chunk when the options read through it.
     func transferReceivesBody(through window: CurlReceiveWindow)
     /// `request` again with the credential that answers its first HTTP Basic challenge, the
     /// 401 `response`, if the task has one. A challenge left unanswered reaches URLSession's
@@ -48,10 +47,14 @@ package struct TransferOptions: Sendable {
     /// Where the final response and the body go directly, beside URLSession (which then sees
     /// the response and the end only); `nil` to hand the body to URLSession's client.
     package var bodySink: (any CurlBodySink)?
+    /// Whether the body's consumer takes chunks after they are handed on (URLSession's client, or
+    /// a body sink that streams to a consumer), so that the transfer reads through the receive
+    /// window; `false` for a sink that keeps or writes each chunk as it takes it.
+    package var readsThroughWindow: Bool
 
     package init(
         limits: ResponseLimits, isDownload: Bool, totalTimeout: TimeInterval?, clientIdentity: ClientIdentity?,
-        interceptor: (any RequestInterceptor)?, reportsAttempts: Bool, bodySink: (any CurlBodySink)?
+        interceptor: (any RequestInterceptor)?, reportsAttempts: Bool, bodySink: (any CurlBodySink)?, readsThroughWindow: Bool
     ) {
         self.limits = limits
         self.isDownload = isDownload
@@ -60,6 +63,7 @@ package struct TransferOptions: Sendable {
         self.interceptor = interceptor
         self.reportsAttempts = reportsAttempts
         self.bodySink = bodySink
+        self.readsThroughWindow = readsThroughWindow
     }
 }
 
