@@ -13,9 +13,9 @@ final class DecodedBodyTests: XCTestCase {
         var name: String
     }
 
-    private func stream(_ reply: ServerReply) async throws -> StreamedResponse {
+    private func stream(_ reply: ServerReply, transport: HTTPTransport = .libcurl) async throws -> StreamedResponse {
         let server = try TestServer { _ in reply }
-        let manager = URLSessionManager()
+        let manager = URLSessionManager(transport: transport)
         addTeardownBlock {
             manager.invalidateSession(cancelingTasks: true)
             server.stop()
@@ -56,5 +56,12 @@ final class DecodedBodyTests: XCTestCase {
         } catch let error as StreamingError {
             XCTAssertEqual(error, .lineTooLong(limit: 1 << 20))
         }
+    }
+
+    func testURLSessionsOwnProtocolStreamsTooWithoutBackPressure() async throws {
+        let streamed = try await stream(ServerReply.text("a\nb\nc\n").dripped(2, every: 0.05), transport: .urlSession)
+        var lines: [String] = []
+        for try await line in streamed.body.lines() { lines.append(line) }
+        XCTAssertEqual(lines, ["a", "b", "c"])
     }
 }
