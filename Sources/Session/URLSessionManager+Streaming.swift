@@ -5,7 +5,8 @@ import FoundationNetworking
 #endif
 
 extension URLSessionManager {
-    /// Sends `request` and returns as soon as the final response head has arrived and passed
+    /// Sends `request` (with `body` produced as it is sent, when given) and returns as soon as
+    /// the final response head has arrived and passed
     /// `validation` (its status codes, and its content types unless the response has no body),
     /// with the body as a `ResponseBody` to consume as it arrives. Redirects, credentials,
     /// interceptors and retries apply before the head is returned (a response an interceptor
@@ -19,8 +20,10 @@ extension URLSessionManager {
     /// calling Swift task before the head arrives cancels the request. Default validation:
     /// `HTTPResponseSerializer()` (200-299, any type). Beyond AFNetworking.
     public func stream(
-        for request: URLRequest, validation: (any ResponseValidation)? = nil, credential: URLCredential? = nil
+        for request: URLRequest, body: StreamedRequestBody? = nil, validation: (any ResponseValidation)? = nil,
+        credential: URLCredential? = nil
     ) async throws -> StreamedResponse {
+        let request = body.map { Self.request(request, sending: $0) } ?? request
         let channel = ResponseBodyChannel()
         let cancellation = TaskCancellation()
         let response = try await withTaskCancellationHandler {
@@ -43,6 +46,24 @@ extension URLSessionManager {
             throw error
         }
         return StreamedResponse(response: response, body: body)
+    }
+
+    /// Sends `request` with `body` produced as the transport sends it (`StreamedRequestBody`),
+    /// and returns the response with the value `serializer` made of it. On the libcurl
+    /// transport. Beyond AFNetworking.
+    public func upload<S: URLResponseSerialization>(
+        _ body: StreamedRequestBody, for request: URLRequest, serializer: S, credential: URLCredential? = nil
+    ) async throws -> HTTPResponse<S.SerializedObject> {
+        try await response(for: Self.request(request, sending: body), serializer: serializer, credential: credential)
+    }
+
+    /// `request` with `body` as its body stream, and its length as `Content-Length` when known.
+    static func request(_ request: URLRequest, sending body: StreamedRequestBody) -> URLRequest {
+        var request = request
+        request.httpBody = nil
+        request.httpBodyStream = AsyncSequenceBodyStream(body: body)
+        request.setValue(body.length.map(String.init), forHTTPHeaderField: "Content-Length")
+        return request
     }
 
     /// `validation`'s rules for a head whose body has not been read: the status codes, and the

@@ -24,14 +24,14 @@ final class UploadBodyStream: InputStream, ReplayableBodyStream {
 
     init(source: InputStream) {
         self.source = source
-        isRewindable = (source as? MultipartBodyStream)?.isReplayable ?? false
+        isRewindable = (source as? RestartableBodySource)?.isReplayable ?? false
         super.init(data: Data())
     }
 
     /// Starts the body over from a replay of the source; `false` when it cannot be replayed or
     /// failed. On the thread reading the stream.
     func rewind() -> Bool {
-        guard isRewindable, failure == nil, let replay = (source as? MultipartBodyStream)?.replay() else { return false }
+        guard isRewindable, failure == nil, let replay = (source as? RestartableBodySource)?.restartedSource() else { return false }
         source.close()
         source = replay
         ended = false
@@ -76,4 +76,21 @@ final class UploadBodyStream: InputStream, ReplayableBodyStream {
         }
         return count
     }
+}
+
+/// A body source that can make a new pass over its bytes: a multipart body of data and files,
+/// a `StreamedRequestBody` made to start over.
+protocol RestartableBodySource: InputStream {
+    /// Whether `restartedSource()` can start the body over.
+    var isReplayable: Bool { get }
+    /// A new stream over the whole body, unopened; `nil` when it cannot start over.
+    func restartedSource() -> InputStream?
+}
+
+extension MultipartBodyStream: RestartableBodySource {
+    func restartedSource() -> InputStream? { replay() }
+}
+
+extension AsyncSequenceBodyStream: RestartableBodySource {
+    func restartedSource() -> InputStream? { replay() }
 }

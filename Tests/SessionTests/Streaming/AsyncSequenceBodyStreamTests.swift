@@ -1,0 +1,58 @@
+import AFLocking
+@testable import AFSession
+import Foundation
+import XCTest
+
+/// The body stream the transport reads a `StreamedRequestBody` through, read directly.
+final class AsyncSequenceBodyStreamTests: XCTestCase {
+    /// An endless sequence of 1 KiB chunks that counts the chunks asked of it.
+    private struct Counting: AsyncSequence, Sendable {
+        typealias Element = Data
+        let asked: Locked<Int>
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let asked: Locked<Int>
+            mutating func next() async -> Data? {
+                asked.withLock { $0 += 1 }
+                return Data(count: 1024)
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(asked: asked) }
+    }
+
+    func testTheSequenceIsPulledOnlyAsTheReaderNeedsBytes() {
+        let asked = Locked(0)
+        let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(once: Counting(asked: asked)))
+        stream.open()
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        for _ in 0..<3 { XCTAssertEqual(stream.read(&buffer, maxLength: buffer.count), 1024) }
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(asked.withLock { $0 }, 3, "chunks were produced ahead of the reader")
+        stream.close()
+    }
+
+    func testABodySentOnceCannotBeReplayedAndARestartableOneReplaysWhole() {
+        XCTAssertNil(AsyncSequenceBodyStream(body: StreamedRequestBody(once: Counting(asked: Locked(0)))).replay())
+        let restartable = AsyncSequenceBodyStream(body: StreamedRequestBody(length: 3) { AsyncStream { $0.yield(Data("abc".utf8)); $0.finish() } })
+        for stream in [restartable, restartable.replay()!] {
+            stream.open()
+            var buffer = [UInt8](repeating: 0, count: 16)
+            XCTAssertEqual(stream.read(&buffer, maxLength: 16), 3)
+            XCTAssertEqual(stream.read(&buffer, maxLength: 16), 0)
+            XCTAssertEqual(stream.streamStatus, .atEnd)
+            stream.close()
+        }
+    }
+
+    func testClosingStopsAProducerWaitingForDemand() {
+        let asked = Locked(0)
+        let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(once: Counting(asked: asked)))
+        stream.open()
+        stream.close()
+        var buffer = [UInt8](repeating: 0, count: 16)
+        XCTAssertEqual(stream.read(&buffer, maxLength: 16), 0)
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(asked.withLock { $0 }, 0)
+    }
+}

@@ -1,0 +1,145 @@
+import AFNetworkingTesting
+import AFSerialization
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// Request bodies produced by an `AsyncSequence` as the transport sends them, against the
+/// loopback test server on the libcurl transport.
+final class StreamedRequestBodyTests: XCTestCase {
+    private func server(_ handler: @escaping TestServer.Handler) throws -> TestServer {
+        let server = try TestServer(handler: handler)
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    private func manager() -> URLSessionManager {
+        let manager = URLSessionManager()
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+
+    private func post(_ url: URL) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        return request
+    }
+
+    /// The chunks as an `AsyncStream`, each after `pause` seconds.
+    private static func chunks(_ parts: [String], pause: TimeInterval = 0) -> AsyncStream<Data> {
+        AsyncStream { continuation in
+            Task {
+                for part in parts {
+                    if pause > 0 { try? await Task.sleep(nanoseconds: UInt64(pause * 1_000_000_000)) }
+                    continuation.yield(Data(part.utf8))
+                }
+                continuation.finish()
+            }
+        }
+    }
+
+    func testABodyOfUnknownLengthIsSentChunkedInItsExactBytes() async throws {
+        let server = try server { _ in .status(204) }
+        let body = StreamedRequestBody(once: Self.chunks(["first,", "", "second,", "third"]))
+        let response = try await manager().upload(body, for: post(server.baseURL), serializer: HTTPResponseSerializer())
+        XCTAssertEqual(response.statusCode, 204)
+        let recorded = try XCTUnwrap(server.requests.first)
+        XCTAssertEqual(recorded.body, Data("first,second,third".utf8))
+        XCTAssertEqual(recorded.value(forHeader: "Transfer-Encoding"), "chunked")
+        XCTAssertNil(recorded.value(forHeader: "Content-Length"))
+    }
+
+    func testABodyOfKnownLengthIsSentWithItsContentLength() async throws {
+        let server = try server { _ in .status(204) }
+        let body = StreamedRequestBody(length: 10, once: Self.chunks(["01234", "56789"]))
+        _ = try await manager().upload(body, for: post(server.baseURL), serializer: HTTPResponseSerializer())
+        XCTAssertEqual(server.requests.first?.body, Data("0123456789".utf8))
+        XCTAssertEqual(server.requests.first?.value(forHeader: "Content-Length"), "10")
+    }
+
+    func testASequenceShorterThanItsDeclaredLengthFailsTheTask() async throws {
+        let server = try server { _ in .status(204) }
+        let body = StreamedRequestBody(length: 20, once: Self.chunks(["short"]))
+        do {
+            _ = try await manager().upload(body, for: post(server.baseURL), serializer: HTTPResponseSerializer())
+            XCTFail("a short body was sent as complete")
+        } catch let error as SessionError {
+            guard case .bodyStreamFailed = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testASequenceThatThrowsFailsTheTaskWithItsError() async throws {
+        struct Broken: Error {}
+        let server = try server { _ in .status(204) }
+        let failing = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(Data("part".utf8))
+            continuation.finish(throwing: Broken())
+        }
+        do {
+            _ = try await manager().upload(StreamedRequestBody(once: failing), for: post(server.baseURL), serializer: HTTPResponseSerializer())
+            XCTFail("a failed body was sent as complete")
+        } catch let error as SessionError {
+            guard case .bodyStreamFailed(let underlying) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(underlying is Broken, "\(underlying)")
+        }
+    }
+
+    func testARestartableBodyFollowsA307WithAllItsBytes() async throws {
+        let server = try server { request in
+            request.path == "/old" ? .status(307, fields: ["Location": "/new"]) : .status(200, body: request.body)
+        }
+        let body = StreamedRequestBody(length: 6) { Self.chunks(["abc", "def"]) }
+        let response = try await manager().upload(body, for: post(server.baseURL.appendingPathComponent("old")), serializer: HTTPResponseSerializer())
+        XCTAssertEqual(response.value, Data("abcdef".utf8))
+        XCTAssertEqual(server.requests.map(\.path), ["/old", "/new"])
+    }
+
+    func testABodyOnlySentOnceIsNotResentOnA307() async throws {
+        let server = try server { request in
+            request.path == "/old" ? .status(307, fields: ["Location": "/new"]) : .status(200, body: request.body)
+        }
+        do {
+            _ = try await manager().upload(
+                StreamedRequestBody(once: Self.chunks(["abc"])), for: post(server.baseURL.appendingPathComponent("old")),
+                serializer: HTTPResponseSerializer())
+            XCTFail("a body sent once was sent again")
+        } catch let error as SessionError {
+            guard case .redirectWouldDropBody = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(server.requests.map(\.path), ["/old"])
+    }
+
+    func testASlowProducerHoldsBackOnlyItsOwnUpload() async throws {
+        let server = try server { request in .text(request.path) }
+        let manager = manager()
+        let slowRequest = post(server.baseURL.appendingPathComponent("slow"))
+        let slowBody = StreamedRequestBody(once: Self.chunks(["a", "b"], pause: 1))
+        let slow = Task {
+            try await manager.upload(slowBody, for: slowRequest, serializer: HTTPResponseSerializer())
+        }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let start = Date()
+        let quick = try await manager.data(for: URLRequest(url: server.baseURL.appendingPathComponent("quick")))
+        XCTAssertEqual(String(decoding: quick.value, as: UTF8.self), "/quick")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 0.5, "the other request waited for the slow body")
+        _ = try await slow.value
+        XCTAssertEqual(server.requests.first { $0.path == "/slow" }?.body, Data("ab".utf8))
+    }
+
+    func testAStreamedBodyAndAStreamedResponseGoInOneExchange() async throws {
+        let server = try server { request in .status(200, body: request.body) }
+        let body = StreamedRequestBody { () -> AsyncStream<Data> in
+            AsyncStream { continuation in
+                for index in 0..<200 { continuation.yield(Data(repeating: UInt8(index % 256), count: 16 * 1024)) }
+                continuation.finish()
+            }
+        }
+        let streamed = try await manager().stream(for: post(server.baseURL), body: body)
+        let received = try await streamed.body.collect(upTo: 10 << 20)
+        XCTAssertEqual(received, Data((0..<200).flatMap { Data(repeating: UInt8($0 % 256), count: 16 * 1024) }))
+        XCTAssertEqual(server.requests.first?.body, received)
+    }
+}
