@@ -5,12 +5,14 @@ import Foundation
 /// held), each handed to a `BodyLineDecoder`. Consumed once; it ends with the body, and
 /// stopping early cancels the task as the body does.
 public struct DecodedBody<Decoder: BodyLineDecoder>: AsyncSequence, Sendable {
+    /// A decoded value.
     public typealias Element = Decoder.Value
 
     let body: ResponseBody
     let decoder: Decoder
     let maximumLineLength: Int
 
+    /// An iterator over the values.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(chunks: body.makeAsyncIterator(), decoder: decoder, splitter: LineSplitter(maximumLength: maximumLineLength))
     }
@@ -23,6 +25,7 @@ public struct DecodedBody<Decoder: BodyLineDecoder>: AsyncSequence, Sendable {
         var pending: [Data] = []
         var ended = false
 
+        /// The next value, or `nil` at the body's end.
         public mutating func next() async throws -> Decoder.Value? {
             while true {
                 while !pending.isEmpty {

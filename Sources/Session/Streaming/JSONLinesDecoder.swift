@@ -11,11 +11,13 @@ public struct JSONLinesDecoder<Value: Decodable & Sendable>: BodyLineDecoder {
         self.decoder = JSONDecoderBox(decoder: decoder)
     }
 
+    /// The line's value; `nil` for a blank line.
     public mutating func decode(line: Data) throws -> Value? {
         guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { return nil }
         return try decoder.decoder.decode(Value.self, from: line)
     }
 
+    /// The last line's value, when the body ended without a line ending.
     public mutating func finish(lastLine: Data?) throws -> Value? {
         try lastLine.flatMap { try decode(line: $0) }
     }

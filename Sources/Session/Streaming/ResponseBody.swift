@@ -11,6 +11,7 @@ import FoundationNetworking
 /// errors: the transport's `URLError`, a limit's `SessionError`. Beyond AFNetworking, which has
 /// no streamed body; the peer is AsyncHTTPClient's `HTTPClientResponse.Body`.
 public struct ResponseBody: AsyncSequence, Sendable {
+    /// A chunk of the body, as the transport read it.
     public typealias Element = Data
 
     /// Cancels the task when the last holder of the body lets go before its end.
@@ -47,6 +48,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         }
     }
 
+    /// An iterator over the body; the body is consumed once, whichever iterator takes it.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(consumer: consumer)
     }

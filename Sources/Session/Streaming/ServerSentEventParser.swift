@@ -71,6 +71,7 @@ public struct ServerSentEventParser: Sendable {
 }
 
 extension ServerSentEventParser: BodyLineDecoder {
+    /// The event the line dispatches, if any (`parse(line:)`).
     public mutating func decode(line: Data) -> ServerSentEvent? {
         parse(line: line)
     }

@@ -14,12 +14,14 @@ import FoundationNetworking
 /// server's `retry` time when it set one, otherwise the interceptor's delay. A connection that
 /// delivered an event counts as a success: attempts count again from 1. Beyond AFNetworking.
 public struct ServerSentEventStream: AsyncSequence, Sendable {
+    /// An event.
     public typealias Element = ServerSentEvent
 
     let manager: URLSessionManager
     let request: URLRequest
     let maximumLineLength: Int
 
+    /// An iterator that connects when first asked for an event.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(manager: manager, request: request, maximumLineLength: maximumLineLength)
     }
@@ -41,6 +43,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             self.maximumLineLength = maximumLineLength
         }
 
+        /// The next event, reconnecting as the interceptor allows; `nil` when the stream ended.
         public mutating func next() async throws -> ServerSentEvent? {
             while !ended {
                 var failure: (any Error)?
