@@ -13,6 +13,7 @@ httpbin_start() {
     venv="$root/.venv"
     HTTPBIN_DIR="$(mktemp -d)"
     log="$HTTPBIN_DIR/gunicorn.log"
+    : >"$log" # made before the server starts: the loop below reads it at once
     # Threaded workers: URLSession sends stream bodies chunked, which gunicorn accepts and
     # Werkzeug's own development server refuses.
     "$venv/bin/gunicorn" --bind 127.0.0.1:0 --workers 4 --worker-class gthread --threads 16 \

@@ -50,6 +50,9 @@ tls_servers_start() {
             app=(--cert-reqs 2 --ca-certs "$fixtures/client-ca.pem" --pythonpath "$root/scripts"
                  --access-logformat '%(h)s "%(r)s" %(s)s %({x-client-subject}o)s' mtls_app:app)
         fi
+        # Made before the server starts: the loop below reads it before the background job may
+        # have opened it.
+        : >"$TLS_SERVERS_DIR/$name.log"
         "$venv/bin/gunicorn" --bind 127.0.0.1:0 --workers 1 --worker-class gthread --threads 8 \
             --no-control-socket --log-level info --certfile "$fixtures/$certificate.pem" --keyfile "$fixtures/${certificate%-fullchain}.key" \
             --access-logfile "$TLS_SERVERS_DIR/$name.access.log" "${app[@]}" >"$TLS_SERVERS_DIR/$name.log" 2>&1 &
