@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "AFSession", dependencies: ["AFSerialization", "AFSecurity", "AFTransport", "AFLocking", "PublicSuffixBridge"], path: "Sources/Session", exclude: ["Transport"]),
         .target(name: "AFReachability", dependencies: ["AFLocking"], path: "Sources/Reachability"),
         .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession", "AFSecurity", "AFReachability"], path: "Sources/AFNetworking"),
-        .target(name: "TestServerTLSBridge", dependencies: ["OpenSSLBridge"], path: "Sources/TestServerTLSBridge", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "TestServerTLSBridge", dependencies: ["OpenSSLBridge"], path: "Sources/TestServerTLSBridge"),
         .target(name: "AFNetworkingTesting", dependencies: ["AFNetworking", "AFTransport", "AFLocking", "TestServerTLSBridge"], path: "Sources/Testing"),
         .executableTarget(name: "afn", dependencies: ["AFNetworking"], path: "Examples/afn"),
         .executableTarget(name: "rest-client", dependencies: ["AFNetworking"], path: "Examples/RESTClient"),

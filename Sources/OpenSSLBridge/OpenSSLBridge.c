@@ -121,9 +121,11 @@ static int loaded;
         return; \
     }
 
+static void *ssl_library, *crypto_library;
+
 static void load(void) {
-    void *ssl = dlopen("libssl.so.3", RTLD_NOW | RTLD_GLOBAL);
-    void *crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_GLOBAL);
+    void *ssl = ssl_library = dlopen("libssl.so.3", RTLD_NOW | RTLD_GLOBAL);
+    void *crypto = crypto_library = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_GLOBAL);
     if (!ssl || !crypto) {
         snprintf(load_error, sizeof load_error, "cannot load libssl.so.3 and libcrypto.so.3: %s", dlerror());
         return;
@@ -216,6 +218,13 @@ int afn_openssl_load(char *error, size_t error_length) {
     pthread_once(&load_once, load);
     if (!loaded && error && error_length) snprintf(error, error_length, "%s", load_error);
     return loaded;
+}
+
+void *afn_openssl_symbol(const char *name) {
+    pthread_once(&load_once, load);
+    if (!loaded) return NULL;
+    void *symbol = dlsym(ssl_library, name);
+    return symbol ? symbol : dlsym(crypto_library, name);
 }
 
 int afn_ssl_ctx_set_verify(void *ssl_ctx, int (*callback)(void *, void *), void *argument) {

@@ -71,14 +71,6 @@ extension URLSessionManager {
     static func validateHead(_ response: HTTPURLResponse, of request: URLRequest, with validation: any ResponseValidation) throws {
         let bodyless = request.httpMethod?.uppercased() == "HEAD" || [204, 304].contains(response.statusCode)
             || response.expectedContentLength == 0
-        var error: ResponseSerializationError?
-        if let types = validation.acceptableContentTypes, !bodyless, !types.contains(response.mimeType ?? "") {
-            error = ResponseSerializationError(reason: .unacceptableContentType(response.mimeType), response: response, data: nil)
-        }
-        if let codes = validation.acceptableStatusCodes, !codes.contains(response.statusCode) {
-            error = ResponseSerializationError(
-                reason: .unacceptableStatusCode(response.statusCode), response: response, data: nil, underlyingError: error)
-        }
-        if let error { throw error }
+        try validation.validate(response, data: nil, checksContentType: !bodyless)
     }
 }

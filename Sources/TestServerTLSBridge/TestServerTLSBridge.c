@@ -1,7 +1,6 @@
 #include "TestServerTLSBridge.h"
 #include "OpenSSLBridge.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -66,69 +65,64 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[256];
 static int loaded;
 
-#define BIND(library, field, name) \
-    if (!(*(void **)&api.field = dlsym(library, name))) { \
-        snprintf(load_error, sizeof load_error, "%s not found: %s", name, dlerror()); \
+#define BIND(field, name) \
+    if (!(*(void **)&api.field = afn_openssl_symbol(name))) { \
+        snprintf(load_error, sizeof load_error, "%s not found in OpenSSL", name); \
         return; \
     }
 
+// OpenSSL as the library's bridge loaded it (`afn_openssl_symbol`), with its exit gate.
 static void load(void) {
     if (!afn_openssl_load(load_error, sizeof load_error)) return;
-    void *ssl = dlopen("libssl.so.3", RTLD_NOW | RTLD_GLOBAL);
-    void *crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_GLOBAL);
-    if (!ssl || !crypto) {
-        snprintf(load_error, sizeof load_error, "cannot load libssl.so.3 and libcrypto.so.3: %s", dlerror());
-        return;
-    }
-    BIND(ssl, server_method, "TLS_server_method")
-    BIND(ssl, ctx_new, "SSL_CTX_new")
-    BIND(ssl, ctx_free, "SSL_CTX_free")
-    BIND(ssl, ctx_use_certificate, "SSL_CTX_use_certificate")
-    BIND(ssl, ctx_use_private_key, "SSL_CTX_use_PrivateKey")
-    BIND(ssl, ctx_ctrl, "SSL_CTX_ctrl")
-    BIND(ssl, ctx_check_private_key, "SSL_CTX_check_private_key")
-    BIND(ssl, ssl_new, "SSL_new")
-    BIND(ssl, ssl_free, "SSL_free")
-    BIND(ssl, ssl_set_bio, "SSL_set_bio")
-    BIND(ssl, ssl_set_accept_state, "SSL_set_accept_state")
-    BIND(ssl, ssl_do_handshake, "SSL_do_handshake")
-    BIND(ssl, ssl_read, "SSL_read")
-    BIND(ssl, ssl_write, "SSL_write")
-    BIND(ssl, ssl_get_error, "SSL_get_error")
-    BIND(crypto, bio_new, "BIO_new")
-    BIND(crypto, bio_s_mem, "BIO_s_mem")
-    BIND(crypto, bio_new_mem_buf, "BIO_new_mem_buf")
-    BIND(crypto, bio_ctrl, "BIO_ctrl")
-    BIND(crypto, bio_read, "BIO_read")
-    BIND(crypto, bio_write, "BIO_write")
-    BIND(crypto, bio_free, "BIO_free")
-    BIND(crypto, pem_read_x509, "PEM_read_bio_X509")
-    BIND(crypto, pem_read_private_key, "PEM_read_bio_PrivateKey")
-    BIND(crypto, pem_write_x509, "PEM_write_bio_X509")
-    BIND(crypto, pem_write_private_key, "PEM_write_bio_PrivateKey")
-    BIND(crypto, keygen, "EVP_PKEY_Q_keygen")
-    BIND(crypto, pkey_free, "EVP_PKEY_free")
-    BIND(crypto, x509_new, "X509_new")
-    BIND(crypto, x509_free, "X509_free")
-    BIND(crypto, x509_set_version, "X509_set_version")
-    BIND(crypto, x509_get_serial, "X509_get_serialNumber")
-    BIND(crypto, asn1_integer_set, "ASN1_INTEGER_set")
-    BIND(crypto, x509_not_before, "X509_getm_notBefore")
-    BIND(crypto, x509_not_after, "X509_getm_notAfter")
-    BIND(crypto, gmtime_adj, "X509_gmtime_adj")
-    BIND(crypto, x509_set_pubkey, "X509_set_pubkey")
-    BIND(crypto, x509_subject, "X509_get_subject_name")
-    BIND(crypto, name_add_entry, "X509_NAME_add_entry_by_txt")
-    BIND(crypto, x509_set_issuer, "X509_set_issuer_name")
-    BIND(crypto, ext_conf_nid, "X509V3_EXT_conf_nid")
-    BIND(crypto, x509_add_ext, "X509_add_ext")
-    BIND(crypto, ext_free, "X509_EXTENSION_free")
-    BIND(crypto, x509_sign, "X509_sign")
-    BIND(crypto, sha256, "EVP_sha256")
-    BIND(crypto, rand_bytes, "RAND_bytes")
-    BIND(crypto, err_get, "ERR_get_error")
-    BIND(crypto, err_string, "ERR_error_string_n")
-    BIND(crypto, err_clear, "ERR_clear_error")
+    BIND(server_method, "TLS_server_method")
+    BIND(ctx_new, "SSL_CTX_new")
+    BIND(ctx_free, "SSL_CTX_free")
+    BIND(ctx_use_certificate, "SSL_CTX_use_certificate")
+    BIND(ctx_use_private_key, "SSL_CTX_use_PrivateKey")
+    BIND(ctx_ctrl, "SSL_CTX_ctrl")
+    BIND(ctx_check_private_key, "SSL_CTX_check_private_key")
+    BIND(ssl_new, "SSL_new")
+    BIND(ssl_free, "SSL_free")
+    BIND(ssl_set_bio, "SSL_set_bio")
+    BIND(ssl_set_accept_state, "SSL_set_accept_state")
+    BIND(ssl_do_handshake, "SSL_do_handshake")
+    BIND(ssl_read, "SSL_read")
+    BIND(ssl_write, "SSL_write")
+    BIND(ssl_get_error, "SSL_get_error")
+    BIND(bio_new, "BIO_new")
+    BIND(bio_s_mem, "BIO_s_mem")
+    BIND(bio_new_mem_buf, "BIO_new_mem_buf")
+    BIND(bio_ctrl, "BIO_ctrl")
+    BIND(bio_read, "BIO_read")
+    BIND(bio_write, "BIO_write")
+    BIND(bio_free, "BIO_free")
+    BIND(pem_read_x509, "PEM_read_bio_X509")
+    BIND(pem_read_private_key, "PEM_read_bio_PrivateKey")
+    BIND(pem_write_x509, "PEM_write_bio_X509")
+    BIND(pem_write_private_key, "PEM_write_bio_PrivateKey")
+    BIND(keygen, "EVP_PKEY_Q_keygen")
+    BIND(pkey_free, "EVP_PKEY_free")
+    BIND(x509_new, "X509_new")
+    BIND(x509_free, "X509_free")
+    BIND(x509_set_version, "X509_set_version")
+    BIND(x509_get_serial, "X509_get_serialNumber")
+    BIND(asn1_integer_set, "ASN1_INTEGER_set")
+    BIND(x509_not_before, "X509_getm_notBefore")
+    BIND(x509_not_after, "X509_getm_notAfter")
+    BIND(gmtime_adj, "X509_gmtime_adj")
+    BIND(x509_set_pubkey, "X509_set_pubkey")
+    BIND(x509_subject, "X509_get_subject_name")
+    BIND(name_add_entry, "X509_NAME_add_entry_by_txt")
+    BIND(x509_set_issuer, "X509_set_issuer_name")
+    BIND(ext_conf_nid, "X509V3_EXT_conf_nid")
+    BIND(x509_add_ext, "X509_add_ext")
+    BIND(ext_free, "X509_EXTENSION_free")
+    BIND(x509_sign, "X509_sign")
+    BIND(sha256, "EVP_sha256")
+    BIND(rand_bytes, "RAND_bytes")
+    BIND(err_get, "ERR_get_error")
+    BIND(err_string, "ERR_error_string_n")
+    BIND(err_clear, "ERR_clear_error")
     loaded = 1;
 }
 

@@ -139,26 +139,26 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, [nil, "Basic dXNlcjpwYXNz"])
     }
 
-    func testAFailureReachesTheCallerAsItsURLError() async throws {
+    /// The `URLError` code a GET answered by `reply` fails with; `nil` when it succeeds.
+    private func failureCode(of reply: StubReply) async throws -> URLError.Code? {
         let stubs = StubTransport()
-        stubs.on("GET", "/down").reply(.failure(.cannotConnectToHost))
+        stubs.on("GET", "/answer").reply(reply)
         do {
-            _ = try await manager(stubs).data(for: URLRequest(url: base.appendingPathComponent("down")))
-            XCTFail("a failure succeeded")
+            _ = try await manager(stubs).data(for: URLRequest(url: base.appendingPathComponent("answer")))
+            return nil
         } catch let error as URLError {
-            XCTAssertEqual(error.code, .cannotConnectToHost)
+            return error.code
         }
     }
 
+    func testAFailureReachesTheCallerAsItsURLError() async throws {
+        let code = try await failureCode(of: .failure(.cannotConnectToHost))
+        XCTAssertEqual(code, .cannotConnectToHost)
+    }
+
     func testABodyCutShortFailsAsALostConnection() async throws {
-        let stubs = StubTransport()
-        stubs.on("GET", "/cut").reply(StubReply.status(200, body: Data(count: 100)).cut(afterBodyBytes: 10))
-        do {
-            _ = try await manager(stubs).data(for: URLRequest(url: base.appendingPathComponent("cut")))
-            XCTFail("a cut body succeeded")
-        } catch let error as URLError {
-            XCTAssertEqual(error.code, .networkConnectionLost)
-        }
+        let code = try await failureCode(of: StubReply.status(200, body: Data(count: 100)).cut(afterBodyBytes: 10))
+        XCTAssertEqual(code, .networkConnectionLost)
     }
 
     func testCancellingEndsADelayedReplyAtOnce() async throws {

@@ -11,6 +11,9 @@
 /// Loads OpenSSL once and arms the exit gate. Returns 1 when every symbol was found;
 /// otherwise 0 and a message in `error`.
 int afn_openssl_load(char *error, size_t error_length);
+/// The address of the libssl or libcrypto function `name` (loading OpenSSL first), or NULL:
+/// for the package's other C targets that reach OpenSSL.
+void *afn_openssl_symbol(const char *name);
 
 /// Enters the exit gate before a call that may reach OpenSSL's global state (directly or
 /// through libcurl): 1 to go ahead, then `afn_gate_leave`; 0 once the process is exiting,

@@ -32,9 +32,15 @@ extension ResponseValidation {
     /// AFNetworking: `validateResponse:data:error:`.
     public func validate(_ response: URLResponse?, data: Data?) throws {
         guard let response = response as? HTTPURLResponse else { return }
-        let body = data ?? Data()
+        try validate(response, data: data, checksContentType: !(data ?? Data()).isEmpty)
+    }
+
+    /// The same rules for a response whose body is still to come (a streamed response): the
+    /// content type is checked when `checksContentType` (the response may have a body), and the
+    /// error carries `data` (`nil` before the body). Beyond AFNetworking.
+    public func validate(_ response: HTTPURLResponse, data: Data?, checksContentType: Bool) throws {
         var error: ResponseSerializationError?
-        if let types = acceptableContentTypes, !body.isEmpty, !types.contains(response.mimeType ?? "") {
+        if let types = acceptableContentTypes, checksContentType, !types.contains(response.mimeType ?? "") {
             error = ResponseSerializationError(
                 reason: .unacceptableContentType(response.mimeType), response: response, data: data)
         }

@@ -18,18 +18,6 @@ final class BodyPipe: Sendable {
     private let state = Locked(State())
     private let arrived = DispatchSemaphore(value: 0)
 
-    /// Set once; `set()` returns whether it was set already.
-    final class Flag: Sendable {
-        private let state = Locked(false)
-
-        func set() -> Bool {
-            state.withLock { value in
-                defer { value = true }
-                return value
-            }
-        }
-    }
-
     // MARK: The producer's side
 
     /// Waits until the reader asks for a chunk; `false` once the pipe is closed.

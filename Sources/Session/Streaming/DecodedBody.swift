@@ -22,14 +22,17 @@ public struct DecodedBody<Decoder: BodyLineDecoder>: AsyncSequence, Sendable {
         var chunks: ResponseBody.AsyncIterator
         var decoder: Decoder
         var splitter: LineSplitter
+        /// The lines of the last chunk, and the index of the next to decode.
         var pending: [Data] = []
+        var nextLine = 0
         var ended = false
 
         /// The next value, or `nil` at the body's end.
         public mutating func next() async throws -> Decoder.Value? {
             while true {
-                while !pending.isEmpty {
-                    if let value = try decoder.decode(line: pending.removeFirst()) { return value }
+                while nextLine < pending.count {
+                    nextLine += 1
+                    if let value = try decoder.decode(line: pending[nextLine - 1]) { return value }
                 }
                 if ended { return nil }
                 guard let chunk = try await chunks.next() else {
@@ -37,6 +40,7 @@ public struct DecodedBody<Decoder: BodyLineDecoder>: AsyncSequence, Sendable {
                     return try decoder.finish(lastLine: splitter.finish())
                 }
                 pending = try splitter.lines(in: chunk)
+                nextLine = 0
             }
         }
     }

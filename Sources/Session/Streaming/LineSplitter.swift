@@ -34,9 +34,15 @@ public struct LineSplitter: Sendable {
                     index += 1
                     continue
                 }
-                guard append(bytes[start..<index]) else { return true }
-                lines.append(Data(partial))
-                partial.removeAll(keepingCapacity: true)
+                if partial.isEmpty {
+                    // The whole line is in this chunk: one copy, straight from it.
+                    guard index - start <= maximumLength else { return true }
+                    lines.append(Data(bytes[start..<index]))
+                } else {
+                    guard append(bytes[start..<index]) else { return true }
+                    lines.append(Data(partial))
+                    partial.removeAll(keepingCapacity: true)
+                }
                 index += 1
                 if byte == 0x0D {
                     if index == bytes.count {
@@ -65,10 +71,4 @@ public struct LineSplitter: Sendable {
         partial.append(contentsOf: bytes)
         return true
     }
-}
-
-/// Why a streamed body could not be decoded.
-public enum StreamingError: Error, Equatable, Sendable {
-    /// A line was longer than the decoder's limit, in bytes.
-    case lineTooLong(limit: Int)
 }

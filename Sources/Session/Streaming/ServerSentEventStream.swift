@@ -9,8 +9,9 @@ import FoundationNetworking
 /// `Accept: text/event-stream`, the response must be 2xx `text/event-stream` (anything else
 /// throws its `ResponseSerializationError` and is not retried, as the standard says; a 204 ends
 /// the stream), and the body is parsed as the WHATWG standard says. When a connection ends or
-/// fails, the manager's interceptor decides whether to reconnect (no interceptor: the sequence
-/// ends, or throws the failure): the new request carries `Last-Event-ID`, and waits the
+/// fails, the manager's interceptor decides whether to reconnect (no interceptor, or
+/// `.doNotRetry`: the sequence ends, or throws the failure; `.fail(error)`: it throws `error`):
+/// the new request carries `Last-Event-ID`, and waits the
 /// server's `retry` time when it set one, otherwise the interceptor's delay. A connection that
 /// delivered an event counts as a success: attempts count again from 1. Beyond AFNetworking.
 public struct ServerSentEventStream: AsyncSequence, Sendable {
@@ -61,7 +62,14 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                 }
                 if let state = connection?.decoder { parser = state.continued }
                 connection = nil
-                guard !ended, let delay = await reconnectionDelay(after: failure) else {
+                let delay: TimeInterval?
+                do {
+                    delay = ended ? nil : try await reconnectionDelay(after: failure)
+                } catch {
+                    ended = true
+                    throw error
+                }
+                guard let delay else {
                     ended = true
                     if let failure { throw failure }
                     return nil
@@ -88,8 +96,9 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         }
 
         /// How long to wait before reconnecting after a connection ended (`failure` `nil`) or
-        /// failed, or `nil` when the interceptor does not reconnect.
-        private func reconnectionDelay(after failure: (any Error)?) async -> TimeInterval? {
+        /// failed, or `nil` when the interceptor does not reconnect; throws the error of an
+        /// interceptor that fails the stream (`.fail`).
+        private func reconnectionDelay(after failure: (any Error)?) async throws -> TimeInterval? {
             if failure is CancellationError || (failure as? URLError)?.code == .cancelled || Task.isCancelled { return nil }
             if failure is StreamingError { return nil }
             guard let interceptor = manager.interceptor else { return nil }
@@ -101,7 +110,8 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             switch await interceptor.retry(context) {
             case .retry: return server ?? 0
             case .retryAfter(let delay): return server ?? delay
-            case .doNotRetry, .fail: return nil
+            case .doNotRetry: return nil
+            case .fail(let error): throw error
             }
         }
     }

@@ -1,3 +1,4 @@
+import AFLocking
 import Foundation
 
 /// A request body produced by an `AsyncSequence` of `Data` chunks as the transport sends it,
@@ -32,8 +33,14 @@ public struct StreamedRequestBody: Sendable {
     public init<Chunks: AsyncSequence & Sendable>(length: Int64? = nil, once sequence: Chunks) where Chunks.Element == Data {
         self.length = length
         canRestart = false
-        let used = BodyPipe.Flag()
-        start = { pipe in used.set() ? nil : Self.produce(sequence, into: pipe) }
+        let sent = Locked(false)
+        start = { pipe in
+            let again = sent.withLock { sent in
+                defer { sent = true }
+                return sent
+            }
+            return again ? nil : Self.produce(sequence, into: pipe)
+        }
     }
 
     /// Pulls `sequence` into `pipe`, one chunk per demand, until it ends, fails or is cancelled.

@@ -1,6 +1,7 @@
 // TLS for AFNetworkingTesting's loopback server: a self-signed certificate made at run time,
-// and server-side connections on a blocking socket. OpenSSL is reached with `dlopen`, as the
-// library's own OpenSSLBridge does, so the testing product adds no link-time dependency.
+// and server-side connections on a blocking socket. OpenSSL is reached through OpenSSLBridge
+// (`afn_openssl_symbol`, found with `dlopen`), so the testing product adds no link-time
+// dependency.
 #ifndef AFN_TEST_SERVER_TLS_BRIDGE_H
 #define AFN_TEST_SERVER_TLS_BRIDGE_H
 

@@ -45,14 +45,24 @@ final class AsyncSequenceBodyStreamTests: XCTestCase {
         }
     }
 
-    func testClosingStopsAProducerWaitingForDemand() {
-        let asked = Locked(0)
-        let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(once: Counting(asked: asked)))
+    func testClosingReleasesAReaderWaitingForAChunkThatNeverComes() {
+        // Read on one thread and closed from another, as the transport's body reader and a
+        // cancelled task do.
+        nonisolated(unsafe) let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(once: AsyncStream<Data> { _ in }))
         stream.open()
-        stream.close()
-        var buffer = [UInt8](repeating: 0, count: 16)
-        XCTAssertEqual(stream.read(&buffer, maxLength: 16), 0)
+        let result = Locked<Int?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 16)
+            let count = stream.read(&buffer, maxLength: 16)
+            result.withLock { $0 = count }
+            done.signal()
+        }
+        reader.start()
         Thread.sleep(forTimeInterval: 0.1)
-        XCTAssertEqual(asked.withLock { $0 }, 0)
+        XCTAssertNil(result.withLock { $0 }, "the read returned before any chunk")
+        stream.close()
+        XCTAssertEqual(done.wait(timeout: .now() + 2), .success, "the reader stayed blocked after close")
+        XCTAssertEqual(result.withLock { $0 }, -1)
     }
 }

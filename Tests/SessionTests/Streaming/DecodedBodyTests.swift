@@ -64,4 +64,14 @@ final class DecodedBodyTests: XCTestCase {
         for try await line in streamed.body.lines() { lines.append(line) }
         XCTAssertEqual(lines, ["a", "b", "c"])
     }
+
+    func testCollectingPastItsLimitThrowsTheLimitInsteadOfGrowing() async throws {
+        let streamed = try await stream(.status(200, body: Data(count: 100_000)))
+        do {
+            _ = try await streamed.body.collect(upTo: 50_000)
+            XCTFail("a body over the limit was collected")
+        } catch let error as SessionError {
+            guard case .responseLimitExceeded(.bodySize(50_000), nil, nil) = error else { return XCTFail("\(error)") }
+        }
+    }
 }

@@ -41,4 +41,11 @@ final class LineSplitterTests: XCTestCase {
             XCTAssertEqual(error as? StreamingError, .lineTooLong(limit: 10))
         }
     }
+
+    func testALineOverTheLimitWithinOneChunkIsRefused() {
+        var splitter = LineSplitter(maximumLength: 10)
+        XCTAssertThrowsError(try splitter.lines(in: Data((String(repeating: "a", count: 11) + "\n").utf8))) { error in
+            XCTAssertEqual(error as? StreamingError, .lineTooLong(limit: 10))
+        }
+    }
 }

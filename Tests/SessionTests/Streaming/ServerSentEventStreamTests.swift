@@ -103,4 +103,19 @@ final class ServerSentEventStreamTests: XCTestCase {
         }
         XCTAssertEqual(server.requests.count, 1)
     }
+
+    func testAnInterceptorFailingTheReconnectionEndsTheStreamWithItsError() async throws {
+        struct Refused: Error {}
+        struct Refusing: RequestInterceptor {
+            func retry(_ context: RetryContext) async -> RetryDecision { .fail(Refused()) }
+        }
+        let server = try server([Self.eventStream("data: one\n\n")])
+        var events: [ServerSentEvent] = []
+        do {
+            for try await event in manager(interceptor: Refusing()).events(for: URLRequest(url: server.baseURL)) { events.append(event) }
+            XCTFail("the stream ended without the interceptor's error")
+        } catch is Refused {}
+        XCTAssertEqual(events, [ServerSentEvent(data: "one")])
+        XCTAssertEqual(server.requests.count, 1)
+    }
 }
