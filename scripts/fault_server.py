@@ -57,12 +57,20 @@ GET /events/<n>      server-sent events 1 to n (`id: k`, `data: {"n": k}`), 50 m
                      connection opening with `retry: 100` and going on after its Last-Event-ID;
                      204 once every event was sent.
 GET /jsonl/<n>       n JSON Lines records {"id": k, "name": "user-k", "score": k % 100}, chunked.
+GET /trailers/<n>     n bytes sent chunked, then the trailer fields "Checksum: sha256=<hex of the
+                     body>" and "X-Count: n" (announced by a Trailer header).
+POST /duplex/0       full duplex echo: the head at once (200, chunked), then each piece of the
+                     request body sent back as it is read (chunked, or a Content-Length read a
+                     piece at a time), then the trailer "X-Received-Bytes: <count>" and, for
+                     each trailer field of the request, "X-Echo-<name>: <value>". Any method
+                     with a body.
 GET /blackhole-port/0  the port of a listening socket whose accept queue is full: a connection
                      to it is never established (its SYNs are dropped).
 Listens on 127.0.0.1 at the port given (0 for a free one) and prints "listening on <port>".
 """
 import base64
 import email.utils
+import hashlib
 import json
 import socket
 import struct
@@ -180,6 +188,12 @@ class Handler(BaseHTTPRequestHandler):
         self._reset()
 
     def do_POST(self):
+        if self.path.partition("?")[0] == "/duplex/0":
+            try:
+                self._duplex()
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+            return
         length = int(self.headers.get("Content-Length") or 0)
         if length:
             self.rfile.read(length)
@@ -264,6 +278,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._events(total)
             elif kind == "jsonl":
                 self._jsonl(total)
+            elif kind == "trailers":
+                self._trailers(total)
             elif kind == "blackhole-port":
                 self._text(str(BLACKHOLE.getsockname()[1]).encode())
             else:
@@ -366,6 +382,52 @@ class Handler(BaseHTTPRequestHandler):
                 self._chunk(b"".join(lines))
                 lines = []
         self._end_chunks()
+
+    def _trailers(self, total):
+        body = b"t" * total
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Trailer", "Checksum, X-Count")
+        self.end_headers()
+        for start in range(0, total, CHUNK):
+            self._chunk(body[start:start + CHUNK])
+        digest = hashlib.sha256(body).hexdigest()
+        self.wfile.write(b"0\r\nChecksum: sha256=%s\r\nX-Count: %d\r\n\r\n" % (digest.encode(), total))
+
+    def _duplex(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        received = 0
+        trailers = []
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    break
+                piece = self.rfile.read(size)
+                self.rfile.readline()
+                received += len(piece)
+                self._chunk(piece)
+            while True:
+                line = self.rfile.readline().rstrip(b"\r\n")
+                if not line:
+                    break
+                name, _, value = line.partition(b":")
+                trailers.append((name.strip(), value.strip()))
+        else:
+            left = int(self.headers.get("Content-Length") or 0)
+            while left:
+                piece = self.rfile.read1(min(left, CHUNK))
+                if not piece:
+                    break
+                left -= len(piece)
+                received += len(piece)
+                self._chunk(piece)
+        fields = b"".join(b"X-Echo-%s: %s\r\n" % field for field in trailers)
+        self.wfile.write(b"0\r\nX-Received-Bytes: %d\r\n%s\r\n" % (received, fields))
 
     def _stream(self, total):
         self.send_response(200)

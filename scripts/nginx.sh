@@ -40,6 +40,9 @@ nginx_stop() {
 # offers h2 and http/1.1) and over cleartext with prior knowledge. After `nginx_h2_start`,
 # AFN_H2_URL is https://localhost:PORT, AFN_H2C_URL http://127.0.0.1:PORT, and AFN_H2_LOG the
 # access log: per request, nginx's connection serial number, the protocol and the request line.
+# Under /fault/ it passes requests on to the fault server (AFN_FAULT_URL, when started first)
+# as they arrive and its responses back as they come (full duplex over HTTP/2); /trailers/<n>
+# is the fault server's /stream/<n> with the trailer field "X-Checksum: sha256=from-nginx".
 nginx_h2_start() {
     local root fixtures tls clear free_port
     root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -72,6 +75,19 @@ http {
             proxy_set_header Connection "";
             proxy_request_buffering off;
             proxy_buffering off;
+        }
+        location /fault/ {
+            proxy_pass ${AFN_FAULT_URL:-http://127.0.0.1:9}/;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_request_buffering off;
+            proxy_buffering off;
+        }
+        location /trailers/ {
+            proxy_pass ${AFN_FAULT_URL:-http://127.0.0.1:9}/stream/;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            add_trailer X-Checksum "sha256=from-nginx";
         }
     }
 }

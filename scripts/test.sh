@@ -21,17 +21,22 @@ fi
 log="$(mktemp)"
 xunit="$(mktemp)"
 trap 'test_servers_stop; rm -f "$log" "$xunit" "$xunit.log"' EXIT
-swift test --disable-swift-testing --skip ReachabilityNamespaceTests 2>&1 | tee -a "$log"
-AFN_TEST_TRANSPORT=urlSession swift test --disable-swift-testing --skip-build --filter '^SessionTests\.' 2>&1 | tee -a "$log"
-bash scripts/reachability-namespace-tests.sh 2>&1 | tee -a "$log"
-swift test --disable-swift-testing --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests' 2>&1 | tee -a "$log"
+# Every run goes on after another has failed, so that one failure hides no other; the
+# failures are listed again at the end, where a CI log's tail shows them.
+status=0
+run() { "$@" 2>&1 | tee -a "$log" || status=1; }
+run swift test --disable-swift-testing --skip ReachabilityNamespaceTests
+run env AFN_TEST_TRANSPORT=urlSession swift test --disable-swift-testing --skip-build --filter '^SessionTests\.'
+run bash scripts/reachability-namespace-tests.sh
+run swift test --disable-swift-testing --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests'
 if ! swift test --disable-swift-testing --skip-build --parallel --filter '^(TestingTests|UsersClientTests)\.' --xunit-output "$xunit" >"$xunit.log" 2>&1; then
     cat "$xunit.log"
-    exit 1
+    grep -E "error: |' failed \(" "$xunit.log" >>"$log" || true
+    status=1
 fi
 tail -n 3 "$xunit.log"
 # Each run's total follows its "Test Suite 'All tests'" (or 'Selected tests') line; sum them.
-python3 - "$log" "$xunit" <<'PY'
+python3 - "$log" "$xunit" "$status" <<'PY'
 import re, sys
 executed = skipped = failed = 0
 total_follows = False
@@ -53,5 +58,15 @@ if suite:
 else:
     print("the parallel run left no xUnit report")
     failed += 1
+failures = [line.rstrip() for line in open(sys.argv[1], errors="replace")
+            if ": error: " in line or re.search(r"Test Case '[^']*' failed \(", line)
+            or "Fatal error" in line or "ThreadSanitizer" in line]
+if failures:
+    print("failures:")
+    print("\n".join(failures[:60]))
+if sys.argv[3] != "0" and failed == 0:
+    print("a run failed without a failing test: a crash or a build error (see above)")
+    failed += 1
 print(f"tests: {executed - skipped - failed} passed, {failed} failed, {skipped} skipped")
 PY
+exit "$status"

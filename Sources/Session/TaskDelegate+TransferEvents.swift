@@ -59,6 +59,10 @@ extension TaskDelegate: TransferEvents {
         manager?.post(.taskWillRetry, task: task, userInfo: userInfo)
     }
 
+    func transfer(receivedTrailers fields: [String: String]) {
+        receiveTrailers(fields)
+    }
+
     func transfer(exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?) {
         didExceed(limit, declaredLength: declaredLength, response: response)
     }

@@ -228,6 +228,11 @@ final class TaskDelegate: @unchecked Sendable {
         state.withLock { $0.receiveWindow = window }
     }
 
+    /// The body's trailer fields, for its stream's consumer (other tasks have no use for them).
+    func receiveTrailers(_ fields: [String: String]) {
+        handlers.bodyChannel?.receive(trailers: fields)
+    }
+
     /// Whether the body streams to a consumer rather than into memory or a file.
     var streamsBody: Bool { handlers.bodyChannel != nil }
 

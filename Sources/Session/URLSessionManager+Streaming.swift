@@ -57,12 +57,13 @@ extension URLSessionManager {
         try await response(for: Self.request(request, sending: body), serializer: serializer, credential: credential)
     }
 
-    /// `request` with `body` as its body stream, and its length as `Content-Length` when known.
+    /// `request` with `body` as its body stream, and its length as `Content-Length` when known
+    /// and the body has no trailers (which need chunked framing).
     static func request(_ request: URLRequest, sending body: StreamedRequestBody) -> URLRequest {
         var request = request
         request.httpBody = nil
         request.httpBodyStream = AsyncSequenceBodyStream(body: body)
-        request.setValue(body.length.map(String.init), forHTTPHeaderField: "Content-Length")
+        request.setValue(body.hasTrailers ? nil : body.length.map(String.init), forHTTPHeaderField: "Content-Length")
         return request
     }
 

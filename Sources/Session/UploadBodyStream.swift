@@ -13,7 +13,8 @@ import Foundation
 /// - A source that can be replayed (a multipart body of files and data, a file) starts over
 ///   with `rewind()`, so that the libcurl transport can send the body again for a retry or a
 ///   307/308 redirect.
-final class UploadBodyStream: InputStream, ReplayableBodyStream {
+/// - A source's trailer fields (`StreamedRequestBody`'s) reach the libcurl transport.
+final class UploadBodyStream: InputStream, ReplayableBodyStream, TrailingBodyStream {
     /// The source, replaced by `rewind()`; both touched only by the thread reading the stream.
     private var source: InputStream
     /// Whether the source ended or failed; touched only by the thread reading the stream.
@@ -21,12 +22,20 @@ final class UploadBodyStream: InputStream, ReplayableBodyStream {
     private let failureState = Locked<(any Error)?>(nil)
     /// Whether `rewind()` can start the body over.
     let isRewindable: Bool
+    let hasTrailers: Bool
+    /// The source's trailers; the source is replaced only on the reading thread, before the
+    /// transport asks for them again.
+    private let trailerSource: Locked<(any TrailingBodyStream)?>
 
     init(source: InputStream) {
         self.source = source
         isRewindable = (source as? RestartableBodySource)?.isReplayable ?? false
+        hasTrailers = (source as? any TrailingBodyStream)?.hasTrailers ?? false
+        trailerSource = Locked(source as? any TrailingBodyStream)
         super.init(data: Data())
     }
+
+    var trailerFields: [String: String] { trailerSource.withLock { $0 }?.trailerFields ?? [:] }
 
     /// Starts the body over from a replay of the source; `false` when it cannot be replayed or
     /// failed. On the thread reading the stream.
@@ -34,6 +43,7 @@ final class UploadBodyStream: InputStream, ReplayableBodyStream {
         guard isRewindable, failure == nil, let replay = (source as? RestartableBodySource)?.restartedSource() else { return false }
         source.close()
         source = replay
+        trailerSource.withLock { $0 = replay as? any TrailingBodyStream }
         ended = false
         return true
     }

@@ -28,6 +28,8 @@ public struct RecordedRequest: Sendable, Equatable {
     public var fields: [Field]
     /// The body; empty when none was sent.
     public var body: Data
+    /// The trailer fields sent after a chunked body, in order; empty when none were sent.
+    public var trailers: [Field] = []
     /// The connection the request came on: 1 for the server's first, and so on; 0 for a stub.
     public var connection: Int
     /// The request's absolute URL.

@@ -19,6 +19,8 @@ struct RequestParser {
         var target: String
         var fields: [RecordedRequest.Field]
         var body: Data
+        /// The trailer fields after a chunked body.
+        var trailers: [RecordedRequest.Field] = []
         var consumed: Int
         /// Whether the client asked for the connection to be closed after the reply.
         var closes: Bool
@@ -39,18 +41,15 @@ struct RequestParser {
         guard requestLine.count == 3, !requestLine[0].isEmpty, !requestLine[1].isEmpty, requestLine[2].hasPrefix("HTTP/1.") else {
             throw .malformedRequestLine(lines[0])
         }
-        var fields: [RecordedRequest.Field] = []
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { throw .malformedField(line) }
-            fields.append(.init(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
-        }
+        let fields = try lines.dropFirst().map(field(of:))
         let value = { (name: String) in fields.first { $0.name.lowercased() == name }?.value }
         let bodyStart = headEnd + 4
         var body = Data()
+        var trailers: [RecordedRequest.Field] = []
         var end = bodyStart
         if value("transfer-encoding")?.lowercased().contains("chunked") == true {
             guard let decoded = try decodeChunks(buffer, from: bodyStart) else { return nil }
-            (body, end) = decoded
+            (body, trailers, end) = decoded
         } else if let length = value("content-length") {
             guard let count = Int(length), count >= 0 else { throw .invalidContentLength(length) }
             guard buffer.count - bodyStart >= count else { return nil }
@@ -58,7 +57,15 @@ struct RequestParser {
             end = bodyStart + count
         }
         let closes = value("connection")?.lowercased() == "close" || requestLine[2] == "HTTP/1.0"
-        return Parsed(method: String(requestLine[0]), target: String(requestLine[1]), fields: fields, body: body, consumed: end, closes: closes)
+        return Parsed(
+            method: String(requestLine[0]), target: String(requestLine[1]), fields: fields, body: body, trailers: trailers, consumed: end,
+            closes: closes)
+    }
+
+    /// The field of a header or trailer line.
+    private static func field(of line: String) throws(Failure) -> RecordedRequest.Field {
+        guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { throw .malformedField(line) }
+        return .init(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
 
     /// Whether `bytes` holds a complete head asking for `100 Continue` before its body.
@@ -68,8 +75,9 @@ struct RequestParser {
         return String(decoding: buffer[0..<headEnd], as: UTF8.self).lowercased().contains("\r\nexpect: 100-continue")
     }
 
-    /// The decoded chunked body starting at `start` and where it ends, `nil` when incomplete.
-    private static func decodeChunks(_ buffer: [UInt8], from start: Int) throws(Failure) -> (Data, Int)? {
+    /// The decoded chunked body starting at `start`, its trailer fields and where it ends, `nil`
+    /// when incomplete.
+    private static func decodeChunks(_ buffer: [UInt8], from start: Int) throws(Failure) -> (Data, [RecordedRequest.Field], Int)? {
         var body = Data()
         var offset = start
         while true {
@@ -79,11 +87,13 @@ struct RequestParser {
             offset = lineEnd + 2
             if size == 0 {
                 // Trailer fields, then the empty line.
+                var trailers: [RecordedRequest.Field] = []
                 while true {
                     guard let trailerEnd = find([13, 10], in: buffer, from: offset) else { return nil }
-                    let isEmpty = trailerEnd == offset
+                    let line = offset..<trailerEnd
                     offset = trailerEnd + 2
-                    if isEmpty { return (body, offset) }
+                    if line.isEmpty { return (body, trailers, offset) }
+                    trailers.append(try field(of: String(decoding: buffer[line], as: UTF8.self)))
                 }
             }
             guard buffer.count >= offset + size + 2 else { return nil }

@@ -174,9 +174,10 @@ private final class Core: Sendable {
             if let parsed {
                 buffer.removeFirst(parsed.consumed)
                 continued = false
-                let request = RecordedRequest(
+                var request = RecordedRequest(
                     method: parsed.method, target: parsed.target, fields: parsed.fields, body: parsed.body, connection: number,
                     url: URL(string: parsed.target, relativeTo: baseURL)?.absoluteURL)
+                request.trailers = parsed.trailers
                 let handler: TestServer.Handler? = state.withLock { state in
                     state.requests.append(request)
                     return state.handler

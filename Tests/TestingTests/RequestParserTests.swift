@@ -23,11 +23,17 @@ final class RequestParserTests: XCTestCase {
         XCTAssertNil(try parse("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n"))
     }
 
-    func testAChunkedBodyIsDecodedAndItsTrailersSkipped() throws {
-        let text = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n1\r\n!\r\n0\r\nX-Trailer: t\r\n\r\nGET"
+    func testAChunkedBodyIsDecodedAndItsTrailersKept() throws {
+        let text = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n1\r\n!\r\n0\r\nX-Trailer: t\r\nX-Sum:  9 \r\n\r\nGET"
         let parsed = try XCTUnwrap(parse(text))
         XCTAssertEqual(parsed.body, Data("hello!".utf8))
+        XCTAssertEqual(parsed.trailers, [.init(name: "X-Trailer", value: "t"), .init(name: "X-Sum", value: "9")])
         XCTAssertEqual(parsed.consumed, text.utf8.count - 3)
+    }
+
+    func testATrailerLineWithoutAColonIsRefused() throws {
+        let text = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n!\r\n0\r\nno colon\r\n\r\n"
+        XCTAssertThrowsError(try parse(text)) { XCTAssertEqual($0 as? RequestParser.Failure, .malformedField("no colon")) }
     }
 
     func testPipelinedRequestsAreReadOneAtATime() throws {

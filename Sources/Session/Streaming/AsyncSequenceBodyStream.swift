@@ -4,13 +4,15 @@ import Foundation
 
 /// A `StreamedRequestBody` as the `InputStream` the transport reads (on its body reader's
 /// thread, which may block here while the sequence produces). Checks the declared length, and
-/// replays as a new pass over the body when the body can start over.
-final class AsyncSequenceBodyStream: InputStream {
+/// replays as a new pass over the body when the body can start over, and ends with the body's
+/// trailer fields.
+final class AsyncSequenceBodyStream: InputStream, TrailingBodyStream {
     // `pending`, `offset`, `sent` and `status` are touched only by the one thread
     // reading the stream; `producer` is under `lock`, since `close` may come from another.
     private let body: StreamedRequestBody
     private let pipe = BodyPipe()
     private let producer = Locked<Task<Void, Never>?>(nil)
+    private let trailers = Locked<[String: String]>([:])
     private var pending = Data()
     private var offset = 0
     private var sent: Int64 = 0
@@ -21,6 +23,9 @@ final class AsyncSequenceBodyStream: InputStream {
         self.body = body
         super.init(data: Data())
     }
+
+    var hasTrailers: Bool { body.hasTrailers }
+    var trailerFields: [String: String] { trailers.withLock { $0 } }
 
     /// Whether `replay()` can start the body over.
     var isReplayable: Bool { body.canRestart }
@@ -63,7 +68,8 @@ final class AsyncSequenceBodyStream: InputStream {
             case .chunk(let chunk):
                 pending = chunk
                 offset = 0
-            case .end:
+            case .end(let fields):
+                trailers.withLock { $0 = fields }
                 if let length = body.length, sent != length {
                     fail(RequestSerializationError.bodySourceFailed(reason: "the body's sequence ended after \(sent) of the \(length) bytes declared"))
                     return -1

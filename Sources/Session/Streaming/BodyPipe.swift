@@ -10,7 +10,7 @@ final class BodyPipe: Sendable {
         var demandWaiter: CheckedContinuation<Bool, Never>?
         var demanded = false
         var chunk: Data?
-        var ended = false
+        var trailers: [String: String]?
         var failure: (any Error)?
         var closed = false
     }
@@ -47,8 +47,9 @@ final class BodyPipe: Sendable {
         arrived.signal()
     }
 
-    func end() {
-        state.withLock { $0.ended = true }
+    /// The sequence ended, and the body with `trailers`.
+    func end(trailers: [String: String]) {
+        state.withLock { $0.trailers = trailers }
         arrived.signal()
     }
 
@@ -62,7 +63,8 @@ final class BodyPipe: Sendable {
     /// What the producer answered a request with.
     enum Answer {
         case chunk(Data)
-        case end
+        /// The body ended, with these trailer fields.
+        case end(trailers: [String: String])
         case failure(any Error)
     }
 
@@ -83,7 +85,7 @@ final class BodyPipe: Sendable {
             if state.closed { return .failure(CancellationError()) }
             if let failure = state.failure { return .failure(failure) }
             if let chunk = state.chunk { return .chunk(chunk) }
-            return .end
+            return .end(trailers: state.trailers ?? [:])
         }
     }
 

@@ -53,6 +53,14 @@ public struct ResponseBody: AsyncSequence, Sendable {
         AsyncIterator(consumer: consumer)
     }
 
+    /// The trailer fields the server sent after the body (a checksum, a final status), by name
+    /// in the server's spelling, a repeated name's values joined with ", "; empty when it sent
+    /// none. `nil` until the body has been read to its end (or when it failed), and on
+    /// URLSession's own protocol, which drops them. Kept apart from the head: a trailer never
+    /// changes the response's fields. Bounded (64 KiB, or the task fails with
+    /// `URLError.badServerResponse`). Beyond AFNetworking.
+    public var trailers: [String: String]? { consumer.channel.trailers }
+
     /// The whole body, collected; throws `SessionError.responseLimitExceeded` past `limit` bytes.
     public func collect(upTo limit: Int) async throws -> Data {
         var body = Data()

@@ -9,7 +9,8 @@ import FoundationNetworking
 /// chunks as the transport delivers them; the consumer takes them one at a time and only then
 /// tells the transport's receive window, so the transport reads no further ahead of the
 /// consumer than the window (1 MiB) allows. On URLSession's own protocol there is no window:
-/// the chunks wait here as URLSession delivers them.
+/// the chunks wait here as URLSession delivers them. The trailer fields come from the libcurl
+/// transport, before the end; URLSession's own protocol drops them.
 final class ResponseBodyChannel: Sendable {
     private struct State {
         var headWaiter: CheckedContinuation<HTTPURLResponse, any Error>?
@@ -22,6 +23,7 @@ final class ResponseBodyChannel: Sendable {
         var end: Result<Void, any Error>?
         var window: CurlReceiveWindow?
         var task: URLSessionTask?
+        var trailers: [String: String] = [:]
     }
 
     private let state = Locked(State())
@@ -51,6 +53,11 @@ final class ResponseBodyChannel: Sendable {
             return state.headWaiter
         }
         waiter?.resume(returning: response)
+    }
+
+    /// The body's trailer fields arrived (before its end).
+    func receive(trailers: [String: String]) {
+        state.withLock { $0.trailers = trailers }
     }
 
     /// The next chunk of the body arrived.
@@ -135,6 +142,16 @@ final class ResponseBodyChannel: Sendable {
             return state.task
         }
         task?.cancel()
+    }
+
+    /// The trailer fields, once the body ended and every chunk was taken; `nil` before, or
+    /// when the body failed, or on URLSession's own protocol (only the libcurl transport gives
+    /// a window, and only it reads trailers).
+    var trailers: [String: String]? {
+        state.withLock { state in
+            guard case .success? = state.end, state.next >= state.chunks.count, state.window != nil else { return nil }
+            return state.trailers
+        }
     }
 
     /// Whether the task has ended and every chunk was taken.

@@ -1,4 +1,5 @@
 import AFLocking
+import AFSerialization
 import Foundation
 
 /// A request body produced by an `AsyncSequence` of `Data` chunks as the transport sends it,
@@ -11,27 +12,47 @@ import Foundation
 /// `once` is sent at most once (a 307/308 then fails with `SessionError.redirectWouldDropBody`,
 /// and retry policies do not retry it). A sequence that throws fails the task with
 /// `SessionError.bodyStreamFailed`; so does one producing more or fewer bytes than `length`.
-/// Cancelling the task cancels the producing task. Beyond AFNetworking (AsyncHTTPClient's
-/// `HTTPClientRequest.Body.stream`).
+/// Cancelling the task cancels the producing task.
+///
+/// A body with `trailers` ends with trailer fields (a checksum of what was sent, say), asked of
+/// the closure once the sequence has ended. Such a body is sent chunked over HTTP/1.1 whatever
+/// the manager's `httpVersion` (libcurl sends request trailers in HTTP/1.1's chunked framing
+/// only), its `length`, if given, checked but not declared. A field whose name is not a token,
+/// whose value holds CR, LF or NUL, or that frames or routes the message (`Content-Length`,
+/// `Transfer-Encoding`, `Trailer`, `TE`, `Host`) fails the task with
+/// `SessionError.bodyStreamFailed` (`RequestSerializationError.invalidHeader`), as does a
+/// closure that throws. Beyond AFNetworking (AsyncHTTPClient's `HTTPClientRequest.Body.stream`).
 public struct StreamedRequestBody: Sendable {
     /// The body's length in bytes, when known.
     public let length: Int64?
     /// Whether the body can start over.
     public let canRestart: Bool
+    /// Whether the body ends with trailer fields.
+    public var hasTrailers: Bool { trailers != nil }
     /// Starts producing into `pipe` a new pass over the body, or `nil` when none is left.
     let start: @Sendable (BodyPipe) -> Task<Void, Never>?
+    let trailers: Trailers?
 
-    /// A body that starts over with a new sequence from `makeSequence` each time it is sent.
-    public init<Chunks: AsyncSequence & Sendable>(length: Int64? = nil, restartingWith makeSequence: @escaping @Sendable () -> Chunks)
-    where Chunks.Element == Data {
+    /// Gives a body's trailer fields once its sequence has ended.
+    public typealias Trailers = @Sendable () async throws -> [String: String]
+
+    /// A body that starts over with a new sequence from `makeSequence` each time it is sent,
+    /// ending with the fields `trailers` gives (none by default).
+    public init<Chunks: AsyncSequence & Sendable>(
+        length: Int64? = nil, trailers: Trailers? = nil, restartingWith makeSequence: @escaping @Sendable () -> Chunks
+    ) where Chunks.Element == Data {
         self.length = length
+        self.trailers = trailers
         canRestart = true
-        start = { pipe in Self.produce(makeSequence(), into: pipe) }
+        start = { pipe in Self.produce(makeSequence(), trailers: trailers, into: pipe) }
     }
 
-    /// A body sent from `sequence` once.
-    public init<Chunks: AsyncSequence & Sendable>(length: Int64? = nil, once sequence: Chunks) where Chunks.Element == Data {
+    /// A body sent from `sequence` once, ending with the fields `trailers` gives (none by
+    /// default).
+    public init<Chunks: AsyncSequence & Sendable>(length: Int64? = nil, trailers: Trailers? = nil, once sequence: Chunks)
+    where Chunks.Element == Data {
         self.length = length
+        self.trailers = trailers
         canRestart = false
         let sent = Locked(false)
         start = { pipe in
@@ -39,18 +60,29 @@ public struct StreamedRequestBody: Sendable {
                 defer { sent = true }
                 return sent
             }
-            return again ? nil : Self.produce(sequence, into: pipe)
+            return again ? nil : Self.produce(sequence, trailers: trailers, into: pipe)
         }
     }
 
-    /// Pulls `sequence` into `pipe`, one chunk per demand, until it ends, fails or is cancelled.
-    private static func produce<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, into pipe: BodyPipe) -> Task<Void, Never>
-    where Chunks.Element == Data {
+    /// The names a trailer must not carry: they frame or route the message.
+    static let fieldsNotAllowedInTrailers: Set<String> = ["content-length", "transfer-encoding", "trailer", "te", "host"]
+
+    /// Pulls `sequence` into `pipe`, one chunk per demand, until it ends (then the trailers),
+    /// fails or is cancelled.
+    private static func produce<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, trailers: Trailers?, into pipe: BodyPipe)
+    -> Task<Void, Never> where Chunks.Element == Data {
         Task {
             var chunks = sequence.makeAsyncIterator()
             while await pipe.demand() {
                 do {
-                    guard let chunk = try await chunks.next() else { return pipe.end() }
+                    guard let chunk = try await chunks.next() else {
+                        let fields = try await trailers?() ?? [:]
+                        try HTTPHeaderValidation.validate(headers: fields)
+                        if let (name, value) = fields.first(where: { fieldsNotAllowedInTrailers.contains($0.key.lowercased()) }) {
+                            throw RequestSerializationError.invalidHeader(name: name, value: value)
+                        }
+                        return pipe.end(trailers: fields)
+                    }
                     if !chunk.isEmpty { pipe.deliver(chunk) } else { pipe.deliverNothing() }
                 } catch {
                     return pipe.fail(error)

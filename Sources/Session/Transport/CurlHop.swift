@@ -35,6 +35,11 @@ struct CurlHop {
     var tls: (version: String, cipher: String)?
     /// The header lines of the head being read.
     var headerLines: [String] = []
+    /// Whether the request body ends with trailer fields.
+    var sendsTrailers = false
+    /// The trailer lines after the final response's body, and their bytes.
+    var trailerLines: [String] = []
+    var trailerBytes = 0
     /// Whether any byte of a response arrived.
     var receivedResponseBytes = false
     /// The hop's final response, and its body bytes received (raw, as libcurl's last progress

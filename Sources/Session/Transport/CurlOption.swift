@@ -11,6 +11,9 @@ enum CurlOption {
     static let seekData: Int32 = 10_168
     static let httpHeader: Int32 = 10_023
     static let headerData: Int32 = 10_029
+    /// `CURLOPT_TRAILERFUNCTION` and `CURLOPT_TRAILERDATA` (libcurl 7.64).
+    static let trailerFunction: Int32 = 20_283
+    static let trailerData: Int32 = 10_284
     static let customRequest: Int32 = 10_036
     static let noProgress: Int32 = 43
     static let noBody: Int32 = 44
@@ -85,6 +88,12 @@ enum CurlSocket {
     static let readFunctionAbort = 0x1000_0000
     static let readFunctionPause = 0x1000_0001
     static let writeFunctionPause = 0x1000_0001
+}
+
+/// What `CURLOPT_TRAILERFUNCTION` returns.
+enum CurlTrailer {
+    static let ok: Int32 = 0
+    static let abort: Int32 = 1
 }
 
 enum CurlPause {

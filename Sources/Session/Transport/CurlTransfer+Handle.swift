@@ -10,6 +10,7 @@ extension CurlTransfer {
     /// Starts a hop of the current request on a configured easy handle, or fails the task
     /// when the request cannot be sent.
     func startHop() {
+        heldTrailers = nil
         // An `http+unix` URL names its socket; otherwise the transport's socket, if any.
         let socketAddress = request.url.flatMap(UnixSocketAddress.init)
         guard let url = socketAddress?.requestURL ?? request.url, ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
@@ -36,15 +37,23 @@ extension CurlTransfer {
         case .data(let data, _): .data(count: data.count)
         case .stream: .stream(declaredLength: request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) })
         }
+        // A body with trailers goes over HTTP/1.1, the one framing libcurl sends them in.
+        let trailing = if case .stream(let stream, _) = body, (stream as? any TrailingBodyStream)?.hasTrailers == true { true } else { false }
         var sink = HandleSink(easy: easy)
         hop.uploadLength = EasyHandleOptions.apply(EasyHandleOptions.Input(
-            url: url, socketPath: socketPath, proxy: hop.proxy, clientIdentity: clientIdentity, httpVersion: transport.connection.httpVersion,
+            url: url, socketPath: socketPath, proxy: hop.proxy, clientIdentity: clientIdentity,
+            httpVersion: trailing ? .http1_1 : transport.connection.httpVersion,
             receiveBufferSize: receiveBufferSize, connectMilliseconds: milliseconds.connect, totalMilliseconds: milliseconds.total,
             method: request.httpMethod, headers: transport.settings.headers(of: request, excluding: EasyHandleOptions.framingFields),
             body: bodyKind), to: &sink)
         headerList = sink.headerList
         _ = afn_easy_setopt_pointer(easy, CurlOption.httpHeader, sink.headerList)
         setCallbacks(easy)
+        if trailing {
+            hop.sendsTrailers = true
+            _ = afn_easy_setopt_pointer(easy, CurlOption.trailerFunction, unsafeBitCast(Self.trailerCallback, to: UnsafeRawPointer.self))
+            _ = afn_easy_setopt_pointer(easy, CurlOption.trailerData, Unmanaged.passUnretained(self).toOpaque())
+        }
         startIdleTimer()
         transport.startNextHop(self, easy: easy)
     }
@@ -72,7 +81,10 @@ extension CurlTransfer {
     func releaseHandle() {
         // Kept (stopped) until the next hop, which rewinds the stream only when no read is in flight.
         bodyReader?.stop()
-        if let easy { transport.recycle(easy) }
+        // libcurl 7.88's curl_easy_reset keeps a handle's request-trailer state: the next chunked
+        // upload on the reset handle corrupted the heap (a crash in free after a 307 re-sent a
+        // body with trailers). Such a handle is closed instead.
+        if let easy { transport.recycle(easy, reusable: !hop.sendsTrailers) }
         easy = nil
         if let headerList { afn_slist_free_all(headerList) }
         headerList = nil

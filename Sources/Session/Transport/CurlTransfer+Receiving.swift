@@ -20,6 +20,10 @@ extension CurlTransfer {
         var end = length
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: end), as: UTF8.self)
+        if transfer.hop.response != nil {
+            // After the final head: the trailer section, one field a call (no empty line ends it).
+            return transfer.receivedTrailer(line, length: length) ? length : 0
+        }
         if line.isEmpty {
             // A value other than `length` makes libcurl stop the transfer.
             guard transfer.headerBlockEnded() else { return 0 }
@@ -29,6 +33,32 @@ extension CurlTransfer {
             transfer.hop.headerLines.append(line)
         }
         return length
+    }
+
+    /// Keeps trailer line `line` (`length` bytes on the wire; an empty line is none) for the end
+    /// of the body. Returns `false` when the transfer must stop (a fault in the line, or the
+    /// section grew too large).
+    func receivedTrailer(_ line: String, length: Int) -> Bool {
+        guard !line.isEmpty else { return true }
+        hop.trailerBytes += length
+        if let fault = ResponseFraming.fault(inTrailer: line, sectionBytes: hop.trailerBytes) {
+            hop.framingFault = fault
+            return false
+        }
+        hop.trailerLines.append(line)
+        return true
+    }
+
+    /// The hop ended well: its trailer fields, if any, go to the task with the body (or with
+    /// the held response, when it is concluded).
+    func receivedTrailers() {
+        guard !hop.trailerLines.isEmpty else { return }
+        let fields = ResponseHead.fields(of: hop.trailerLines[...]).fields
+        switch machine.bodyDestination {
+        case .client: events?.transfer(receivedTrailers: fields)
+        case .held: heldTrailers = fields
+        case .discarded: break
+        }
     }
 
     /// A block of header lines ended. Returns `false` when the transfer must stop (a fault in

@@ -63,6 +63,20 @@ extension CurlTransfer {
         }
     }
 
+    /// libcurl asks for the trailer fields after the last chunk of a body that has them: each
+    /// goes as a "Name: value" line on libcurl's list (which libcurl frees once sent). The
+    /// fields were checked when the body made them.
+    static let trailerCallback: @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutableRawPointer?) -> Int32 = {
+        list, context in
+        guard let list else { return CurlTrailer.abort }
+        guard case .stream(let stream, _) = transfer(context).body, let trailing = stream as? any TrailingBodyStream else { return CurlTrailer.ok }
+        for (name, value) in trailing.trailerFields.sorted(by: { $0.key < $1.key }) {
+            guard let appended = afn_slist_append(list.pointee, "\(name): \(value)") else { return CurlTrailer.abort }
+            list.pointee = appended
+        }
+        return CurlTrailer.ok
+    }
+
     /// libcurl rewinds the body to re-send a request on a fresh connection when a reused one
     /// was closed before any response byte (the keep-alive race): a data body starts over at
     /// any offset; a stream that can be replayed (a file, multipart of files and data) starts

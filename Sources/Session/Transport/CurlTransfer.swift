@@ -82,6 +82,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// task if the server does not continue it.
     var continuation: (range: RangeContinuation, error: URLError)?
     var refusedContinuation: URLError?
+    /// The trailer fields of a held response, told with it when it is concluded.
+    var heldTrailers: [String: String]?
     lazy var window = CurlReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
         guard let self else { return }
         transport.resumeReading(self)
@@ -155,6 +157,7 @@ final class CurlTransfer: @unchecked Sendable {
             }
         }
         let failure = curlCode == CurlCode.ok ? nil : error(for: curlCode)
+        if failure == nil { receivedTrailers() }
         releaseHandle()
         endHop(failure: failure)
     }
@@ -227,7 +230,10 @@ final class CurlTransfer: @unchecked Sendable {
         if let held = outcome.held {
             deliver(held.response)
             if !held.body.isEmpty { held.body.withUnsafeBytes { deliver($0) } }
-            if outcome.failure == nil { tellClient(ending: true) { $1.urlProtocolDidFinishLoading($0) } }
+            if outcome.failure == nil {
+                if let heldTrailers { events?.transfer(receivedTrailers: heldTrailers) }
+                tellClient(ending: true) { $1.urlProtocolDidFinishLoading($0) }
+            }
         }
         if let error = outcome.failure { tellClient(ending: true) { $1.urlProtocol($0, didFailWithError: error) } }
     }

@@ -168,10 +168,11 @@ package final class CurlTransport: @unchecked Sendable {
         return idleHandles.popLast() ?? afn_easy_init()
     }
 
-    /// Takes back the handle of a transfer that ended (removed from the multi handle).
-    func recycle(_ easy: UnsafeMutableRawPointer) {
+    /// Takes back the handle of a transfer that ended (removed from the multi handle), to reuse
+    /// unless `reusable` is false.
+    func recycle(_ easy: UnsafeMutableRawPointer, reusable: Bool = true) {
         assertOnQueue()
-        guard idleHandles.count < Self.idleHandleLimit else { return afn_easy_cleanup(easy) }
+        guard reusable, idleHandles.count < Self.idleHandleLimit else { return afn_easy_cleanup(easy) }
         afn_easy_reset(easy)
         idleHandles.append(easy)
     }

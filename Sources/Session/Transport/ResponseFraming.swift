@@ -24,6 +24,9 @@ public enum ResponseFramingError: Error, Sendable, Hashable, CustomStringConvert
     case locationTooLong(bytes: Int)
     /// A header line longer than libcurl takes (100 KiB).
     case headerLineTooLong
+    /// A trailer section (the fields after a body) over `ResponseFraming.largestTrailerSection`
+    /// bytes.
+    case trailerSectionTooLarge
 
     /// The fault in words.
     public var description: String {
@@ -37,6 +40,7 @@ public enum ResponseFramingError: Error, Sendable, Hashable, CustomStringConvert
         case .multipleLocations: "more than one Location field"
         case .locationTooLong(let bytes): "a Location of \(bytes) bytes (the limit is \(ResponseFraming.longestLocation))"
         case .headerLineTooLong: "a header line longer than 100 KiB"
+        case .trailerSectionTooLarge: "a trailer section over \(ResponseFraming.largestTrailerSection) bytes"
         }
     }
 }
@@ -47,6 +51,18 @@ public enum ResponseFramingError: Error, Sendable, Hashable, CustomStringConvert
 enum ResponseFraming {
     /// The longest `Location` followed, in bytes.
     static let longestLocation = 32 * 1024
+    /// The most bytes of trailer fields a response may send: they are kept in memory until the
+    /// body ends, and no server needs more for a checksum or a status.
+    static let largestTrailerSection = 64 * 1024
+
+    /// The fault of trailer line `line` (line end removed) in a section of `sectionBytes` bytes
+    /// so far, the line included: a control character inside it, or a section too large.
+    static func fault(inTrailer line: String, sectionBytes: Int) -> ResponseFramingError? {
+        if sectionBytes > largestTrailerSection { return .trailerSectionTooLarge }
+        var framing = Framing()
+        var line = line
+        return line.withUTF8 { framing.read(field: $0) }
+    }
 
     static func fault(in lines: [String]) -> ResponseFramingError? {
         guard let statusLine = lines.first else { return nil }

@@ -23,6 +23,14 @@ struct ResponseHead: Equatable {
     /// space or tab continues the previous field (obsolete line folding).
     static func parse(_ lines: [String]) -> ResponseHead? {
         guard let statusLine = lines.first, let (version, code) = Self.statusLine(statusLine), code >= 200 else { return nil }
+        let (fields, setCookies) = Self.fields(of: lines.dropFirst())
+        return ResponseHead(statusCode: code, httpVersion: version, fields: fields, setCookies: setCookies)
+    }
+
+    /// The fields of header lines `lines` (line ends removed), as `parse` reads a head's: by
+    /// name in the spelling of its first occurrence, repeated fields joined with ", ", and every
+    /// `Set-Cookie` value on its own. Also reads a trailer section.
+    static func fields(of lines: ArraySlice<String>) -> (fields: [String: String], setCookies: [String]) {
         // Names and values in arrays, a repeated name found by comparing bytes: with a lowercased
         // copy of every name and a dictionary of spellings, parsing cost 56,000 instructions of a
         // small response (callgrind, BENCHMARKS.md).
@@ -33,7 +41,7 @@ struct ResponseHead: Equatable {
         var setCookies: [String] = []
         var previous: Int?
         var lookup = NameLookup()
-        for line in lines.dropFirst() {
+        for line in lines {
             guard let field = Self.field(of: line) else {
                 previous = nil
                 continue
@@ -55,7 +63,7 @@ struct ResponseHead: Equatable {
         }
         var fields = [String: String](minimumCapacity: names.count)
         for (name, value) in zip(names, values) { fields[name] = value }
-        return ResponseHead(statusCode: code, httpVersion: version, fields: fields, setCookies: setCookies)
+        return (fields, setCookies)
     }
 
     /// The name and the value of a header line, its value without the spaces and tabs around

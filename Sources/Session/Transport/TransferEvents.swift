@@ -27,6 +27,9 @@ package protocol TransferEvents: AnyObject, Sendable {
     func transfer(willSend request: URLRequest, attempt: Int)
     /// The interceptors decided to retry the failed attempt `context` describes after `delay`.
     func transfer(willRetry context: RetryContext, after delay: TimeInterval)
+    /// The response's body ended with the trailer `fields` (by name, repeated names joined with
+    /// ", "); before the client hears of the end. Only when the response had any.
+    func transfer(receivedTrailers fields: [String: String])
     /// The transport stopped the response for exceeding `limit`.
     func transfer(exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?)
 }

@@ -1,3 +1,4 @@
+import AFLocking
 import AFNetworkingTesting
 import AFSerialization
 import AFSession
@@ -50,6 +51,74 @@ final class StreamedRequestBodyTests: XCTestCase {
         XCTAssertEqual(recorded.body, Data("first,second,third".utf8))
         XCTAssertEqual(recorded.value(forHeader: "Transfer-Encoding"), "chunked")
         XCTAssertNil(recorded.value(forHeader: "Content-Length"))
+    }
+
+    func testTrailersFollowTheLastChunk() async throws {
+        let server = try server { _ in .status(204) }
+        let body = StreamedRequestBody(trailers: { ["Checksum": "sha256=abc", "X-Parts": "2"] }, once: Self.chunks(["one,", "two"]))
+        _ = try await manager().upload(body, for: post(server.baseURL), serializer: HTTPResponseSerializer())
+        let recorded = try XCTUnwrap(server.requests.first)
+        XCTAssertEqual(recorded.body, Data("one,two".utf8))
+        XCTAssertEqual(recorded.value(forHeader: "Transfer-Encoding"), "chunked")
+        XCTAssertEqual(recorded.trailers, [.init(name: "Checksum", value: "sha256=abc"), .init(name: "X-Parts", value: "2")])
+    }
+
+    func testTrailersAreAskedForOnlyAfterTheSequenceEnded() async throws {
+        let server = try server { _ in .status(204) }
+        let produced = Locked(0)
+        let sequence = AsyncStream<Data> { continuation in
+            for part in ["a", "b", "c"] {
+                produced.withLock { $0 += 1 }
+                continuation.yield(Data(part.utf8))
+            }
+            continuation.finish()
+        }
+        let body = StreamedRequestBody(trailers: { ["X-Parts": "\(produced.withLock { $0 })"] }, once: sequence)
+        _ = try await manager().upload(body, for: post(server.baseURL), serializer: HTTPResponseSerializer())
+        XCTAssertEqual(server.requests.first?.trailers, [.init(name: "X-Parts", value: "3")])
+    }
+
+    func testABodyOfKnownLengthWithTrailersIsSentChunked() async throws {
+        let server = try server { _ in .status(204) }
+        let body = StreamedRequestBody(length: 6, trailers: { ["X-Done": "yes"] }, once: Self.chunks(["abc", "def"]))
+        _ = try await manager().upload(body, for: post(server.baseURL), serializer: HTTPResponseSerializer())
+        let recorded = try XCTUnwrap(server.requests.first)
+        XCTAssertEqual(recorded.body, Data("abcdef".utf8))
+        XCTAssertNil(recorded.value(forHeader: "Content-Length"))
+        XCTAssertEqual(recorded.trailers, [.init(name: "X-Done", value: "yes")])
+    }
+
+    func testARestartedBodySendsItsTrailersAgain() async throws {
+        let server = try server { request in
+            request.path == "/start" ? .status(307, fields: ["Location": "/next"]) : .status(204)
+        }
+        let body = StreamedRequestBody(trailers: { ["X-Done": "yes"] }, restartingWith: { Self.chunks(["abc"]) })
+        _ = try await manager().upload(body, for: post(server.baseURL.appendingPathComponent("start")), serializer: HTTPResponseSerializer())
+        XCTAssertEqual(server.requests.map(\.path), ["/start", "/next"])
+        XCTAssertEqual(server.requests.map(\.trailers), Array(repeating: [.init(name: "X-Done", value: "yes")], count: 2))
+    }
+
+    func testATrailerWithALineBreakFailsTheTask() async throws {
+        try await assertTrailersRefused(["X-Split": "a\r\nInjected: yes"], name: "X-Split")
+    }
+
+    func testATrailerThatFramesTheMessageFailsTheTask() async throws {
+        try await assertTrailersRefused(["Content-Length": "0"], name: "Content-Length")
+    }
+
+    private func assertTrailersRefused(_ trailers: [String: String], name: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let server = try server { _ in .status(204) }
+        let body = StreamedRequestBody(trailers: { trailers }, once: Self.chunks(["abc"]))
+        do {
+            _ = try await manager().upload(body, for: post(server.baseURL), serializer: HTTPResponseSerializer())
+            XCTFail("the trailers were sent", file: file, line: line)
+        } catch let error as SessionError {
+            guard case .bodyStreamFailed(let underlying) = error, case .invalidHeader(let refused, _)? = underlying as? RequestSerializationError else {
+                return XCTFail("\(error)", file: file, line: line)
+            }
+            XCTAssertEqual(refused, name, file: file, line: line)
+        }
+        XCTAssertTrue(server.requests.allSatisfy { $0.trailers.isEmpty }, file: file, line: line)
     }
 
     func testABodyOfKnownLengthIsSentWithItsContentLength() async throws {
