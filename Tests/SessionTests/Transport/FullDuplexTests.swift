@@ -108,6 +108,31 @@ final class FullDuplexTests: XCTestCase {
         XCTAssertEqual(echoed, Self.expected(20))
     }
 
+    func testRequestTrailersArriveAndResponseTrailersComeBack() async throws {
+        let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
+        let body = StreamedRequestBody(trailers: { ["Checksum": "sha256=abc"] }, once: chunks)
+        producer.yield(Data("payload".utf8))
+        let streamed = try await manager().stream(for: post(try FaultServer.url("/duplex/0")), body: body)
+        producer.finish()
+        let echoed = try await streamed.body.collect(upTo: 100)
+        XCTAssertEqual(echoed, Data("payload".utf8))
+        XCTAssertEqual(streamed.body.trailers, ["X-Received-Bytes": "7", "X-Echo-Checksum": "sha256=abc"])
+    }
+
+    func testABodyWithTrailersGoesOverHTTP11WhereHTTP2IsOffered() async throws {
+        // libcurl 7.88 sends request trailers in HTTP/1.1's chunked framing only.
+        let server = try HTTP2Server.running()
+        let marker = UUID().uuidString
+        let url = try XCTUnwrap(URL(string: server.tlsURL.absoluteString + "/fault/duplex/0?probe=\(marker)"))
+        let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
+        producer.yield(Data("payload".utf8))
+        producer.finish()
+        let streamed = try await manager().stream(for: post(url), body: StreamedRequestBody(trailers: { ["X-Done": "yes"] }, once: chunks))
+        let echoed = try await streamed.body.collect(upTo: 100)
+        XCTAssertEqual(echoed, Data("payload".utf8))
+        XCTAssertEqual(server.requests(containing: marker).map(\.protocol), ["HTTP/1.1"])
+    }
+
     func testALargeBodyIsEchoedWholeWhileItIsSent() async throws {
         // 8 MiB both ways at once: more than either side's buffers and the receive window, so
         // the exchange completes only if sending and receiving go on together.

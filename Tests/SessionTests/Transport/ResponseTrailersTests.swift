@@ -51,6 +51,17 @@ final class ResponseTrailersTests: XCTestCase {
         XCTAssertEqual(streamed.body.trailers, ["x-checksum": "sha256=from-nginx"])
     }
 
+    func testURLSessionsOwnProtocolGivesNoTrailers() async throws {
+        // It cannot read them: `nil` says so, where an empty set would claim there were none. (A
+        // response that has trailers crashes its protocol: corelibs Foundation's fatal error
+        // "Transfer completed, but there's no response", README.)
+        let manager = URLSessionManager(transport: .urlSession)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        let streamed = try await manager.stream(for: URLRequest(url: try FaultServer.url("/stream/10")))
+        _ = try await streamed.body.collect(upTo: 100)
+        XCTAssertNil(streamed.body.trailers)
+    }
+
     func testRepeatedTrailerFieldsAreJoined() async throws {
         let url = try FaultServer.raw(
             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Step: one\r\nX-Step: two\r\n\r\n")
