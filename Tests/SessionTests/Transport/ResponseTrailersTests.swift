@@ -28,6 +28,19 @@ final class ResponseTrailersTests: XCTestCase {
         XCTAssertEqual(streamed.body.trailers, ["Checksum": "sha256=\(digest)", "X-Count": "100000"])
     }
 
+    func testTrailersOfAResponseHeldForAnInterceptorArriveWithIt() async throws {
+        // With an interceptor an error response is held until the interceptor has declined to
+        // retry it; its trailers go with it when it is handed on.
+        let manager = try manager()
+        manager.interceptor = RetryPolicy()
+        let url = try FaultServer.raw(
+            "HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nno\r\n0\r\nX-Reason: gone\r\n\r\n")
+        let streamed = try await manager.stream(for: URLRequest(url: url), validation: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        XCTAssertEqual(streamed.statusCode, 404)
+        _ = try await streamed.body.collect(upTo: 100)
+        XCTAssertEqual(streamed.body.trailers, ["X-Reason": "gone"])
+    }
+
     func testTrailersNeverChangeTheHead() async throws {
         let streamed = try await manager().stream(for: URLRequest(url: try FaultServer.url("/trailers/10")))
         _ = try await streamed.body.collect(upTo: 100)
