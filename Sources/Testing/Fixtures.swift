@@ -30,21 +30,36 @@ public enum Fixtures {
         _ request: URLRequest, named name: String, with manager: URLSessionManager, to directory: URL
     ) async throws -> HTTPResponse<Data> {
         let response = try await manager.data(for: request)
-        let redaction = manager.redaction
-        let exchange = Exchange(
-            method: request.httpMethod ?? "GET", url: request.url.map { redaction.url($0) } ?? "",
-            requestFields: (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { [$0.key, redaction.value($0.value, ofHeader: $0.key)] },
-            status: response.statusCode,
-            responseFields: (response.response.allHeaderFields as? [String: String] ?? [:]).sorted { $0.key < $1.key }
-                .map { [$0.key, redaction.value($0.value, ofHeader: $0.key)] })
         let folder = directory.appendingPathComponent(name, isDirectory: true)
         try makePrivateDirectory(directory)
         try makePrivateDirectory(folder)
+        try save(exchange(of: request, response: response.response, redaction: manager.redaction), body: response.value, in: folder)
+        return response
+    }
+
+    /// The exchange of `request` and `response`, secrets redacted by `redaction`.
+    static func exchange(of request: URLRequest, response: HTTPURLResponse, redaction: Redaction) -> Exchange {
+        Exchange(
+            method: request.httpMethod ?? "GET", url: request.url.map { redaction.url($0) } ?? "",
+            requestFields: (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { [$0.key, redaction.value($0.value, ofHeader: $0.key)] },
+            status: response.statusCode,
+            responseFields: (response.allHeaderFields as? [String: String] ?? [:]).sorted { $0.key < $1.key }
+                .map { [$0.key, redaction.value($0.value, ofHeader: $0.key)] })
+    }
+
+    /// Writes `exchange` and `body` into `folder`.
+    static func save(_ exchange: Exchange, body: Data, in folder: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try writePrivately(encoder.encode(exchange), to: folder.appendingPathComponent("exchange.json"))
-        try writePrivately(response.value, to: folder.appendingPathComponent("body"))
-        return response
+        try writePrivately(body, to: folder.appendingPathComponent("body"))
+    }
+
+    /// The header fields a replay answers with: the recorded ones without those that framed the
+    /// recorded body (its length, chunking and content coding, which the body as stored has not).
+    static func replayedFields(_ fields: [(name: String, value: String)]) -> [RecordedRequest.Field] {
+        fields.filter { !["content-length", "transfer-encoding", "content-encoding"].contains($0.name.lowercased()) }
+            .map { RecordedRequest.Field(name: $0.name, value: $0.value) }
     }
 
     /// The fixtures under `directory`, by name.
@@ -55,6 +70,21 @@ public enum Fixtures {
             guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent("exchange.json").path) else { return nil }
             let exchange = try JSONDecoder().decode(Exchange.self, from: data)
             return (name, exchange, try Data(contentsOf: folder.appendingPathComponent("body")))
+        }
+    }
+
+    /// Makes a new private directory `NNNN-name` under `directory` (made when missing), numbered
+    /// after the ones already there; never one that exists, so that recorders in parallel
+    /// tests or processes each get their own.
+    static func makeNumberedDirectory(named name: String, in directory: URL) throws -> URL {
+        try makePrivateDirectory(directory)
+        let taken = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        var number = taken.compactMap { Int($0.prefix { $0.isNumber }) }.max() ?? 0
+        while true {
+            number += 1
+            let folder = directory.appendingPathComponent(String(format: "%04d-", number) + name, isDirectory: true)
+            if mkdir(folder.path, 0o700) == 0 { return folder }
+            guard errno == EEXIST else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: folder.path]) }
         }
     }
 
@@ -90,19 +120,30 @@ public enum Fixtures {
 }
 
 extension StubTransport {
-    /// Adds a route for each fixture under `directory` (recorded by `Fixtures.record`): its
-    /// method and URL (without the query, whose values may be redacted) answered with the
-    /// recorded status, header fields and body. Returns the routes, in the fixtures' name order.
+    /// Adds routes for the fixtures under `directory` (recorded by `Fixtures.record` or
+    /// `record(unmatchedTo:with:)`): each answers its method and URL (the path, and the query
+    /// items whose values were not redacted) with the recorded status, header fields and body.
+    /// Fixtures of the same request answer in the order of their names, the last one repeating;
+    /// a route asking for more query items is tried first. Returns the routes.
     @discardableResult
     public func replay(fixturesAt directory: URL) throws -> [StubRoute] {
-        try Fixtures.load(from: directory).map { fixture in
+        var routes: [(matcher: RequestMatcher, replies: [StubReply])] = []
+        for fixture in try Fixtures.load(from: directory) {
             var components = URLComponents(string: fixture.exchange.url)
+            let query = (components?.queryItems ?? []).filter { $0.value != Redaction.placeholder }
             components?.query = nil
-            let fields = fixture.exchange.responseFields.compactMap { $0.count == 2 ? RecordedRequest.Field(name: $0[0], value: $0[1]) : nil }
-                .filter { !["content-length", "transfer-encoding", "content-encoding"].contains($0.name.lowercased()) }
+            let matcher = RequestMatcher(
+                method: fixture.exchange.method, path: components?.string ?? fixture.exchange.url,
+                query: Dictionary(query.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first }))
             var reply = StubReply.status(fixture.exchange.status, body: fixture.body)
-            reply.fields = fields
-            return on(fixture.exchange.method, components?.string ?? fixture.exchange.url).reply(reply)
+            reply.fields = Fixtures.replayedFields(fixture.exchange.responseFields.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
+            if let index = routes.firstIndex(where: { $0.matcher.description == matcher.description }) {
+                routes[index].replies.append(reply)
+            } else {
+                routes.append((matcher, [reply]))
+            }
         }
+        let specificFirst = routes.enumerated().sorted { ($0.element.matcher.query.count, $1.offset) > ($1.element.matcher.query.count, $0.offset) }
+        return specificFirst.map { on($0.element.matcher).replies($0.element.replies) }
     }
 }

@@ -27,6 +27,7 @@ public final class StubTransport: Sendable {
     private struct State {
         var routes: [StubRoute] = []
         var requests: [RecordedRequest] = []
+        var recorder: FixtureRecorder?
     }
 
     private let state = Locked(State())
@@ -37,11 +38,12 @@ public final class StubTransport: Sendable {
         let state = self.state
         stub = TransportStub { request, body in
             let recorded = Self.recorded(request, body: body)
-            let routes: [StubRoute] = state.withLock { state in
+            let (routes, recorder) = state.withLock { state in
                 state.requests.append(recorded)
-                return state.routes
+                return (state.routes, state.recorder)
             }
             guard let route = routes.first(where: { $0.matcher.matches(recorded) }) else {
+                if let recorder { return recorder.reply(to: request, body: body) }
                 let nearest = routes.map { ($0, $0.matcher.unmet(by: recorded)) }.sorted { $0.1 < $1.1 }.prefix(3).map(\.0.description)
                 let error = StubError.unmatched(request: "\(recorded.method) \(recorded.url?.absoluteString ?? recorded.target)", nearest: nearest)
                 return StubbedReply(outcome: .taskFailure(error))
@@ -69,6 +71,17 @@ public final class StubTransport: Sendable {
         let route = StubRoute(matcher: matcher)
         state.withLock { $0.routes.append(route) }
         return route
+    }
+
+    /// Sends every request no route matches for real, with `manager`, writes the exchange as a
+    /// fixture under `directory` (`NNNN-METHOD-path`, numbered in order, secrets redacted by the
+    /// manager's redaction list, private files), and answers with the response received. After
+    /// `replay(fixturesAt:)` of the same directory, a suite records what it lacks and replays the
+    /// rest: the first run records, the runs after it need no server. The default manager hands
+    /// redirects back, so that the manager under test follows them by its own rules.
+    public func record(unmatchedTo directory: URL, with manager: URLSessionManager? = nil) {
+        let recorder = FixtureRecorder(directory: directory, manager: manager ?? FixtureRecorder.defaultManager())
+        state.withLock { $0.recorder = recorder }
     }
 
     /// Every request sent, in order, as the transport would have sent it.

@@ -1,3 +1,4 @@
+import AFLocking
 import AFNetworking
 import AFNetworkingTesting
 import Foundation
@@ -56,5 +57,142 @@ final class FixturesTests: XCTestCase {
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         let folder = try FileManager.default.attributesOfItem(atPath: fixtures.path)
         XCTAssertEqual((folder[.posixPermissions] as? NSNumber)?.intValue, 0o700)
+    }
+
+    /// The fixture folders under `directory`, by name.
+    private func folders(_ directory: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    }
+
+    private func text(_ manager: URLSessionManager, _ url: URL) async throws -> String {
+        String(decoding: try await manager.data(for: URLRequest(url: url)).value, as: UTF8.self)
+    }
+
+    func testUnmatchedRequestsAreRecordedAndThenReplayedWithoutTheServer() async throws {
+        let server = try TestServer { request in .text("served \(request.target)") }
+        defer { server.stop() }
+        let fixtures = directory()
+        let item = server.baseURL.appendingPathComponent("v1/items/7")
+        let page = server.baseURL.appendingPathComponent("v1/items").appending(queryItems: [URLQueryItem(name: "page", value: "2")])
+        let recording = StubTransport()
+        recording.record(unmatchedTo: fixtures)
+        let recorded = manager(recording.transport)
+        let first = try await text(recorded, item)
+        let second = try await text(recorded, page)
+        XCTAssertEqual([first, second], ["served /v1/items/7", "served /v1/items?page=2"])
+        XCTAssertEqual(try folders(fixtures), ["0001-GET-v1-items-7", "0002-GET-v1-items"])
+        server.stop()
+
+        let replaying = StubTransport()
+        try replaying.replay(fixturesAt: fixtures)
+        replaying.record(unmatchedTo: fixtures)
+        let replayed = manager(replaying.transport)
+        let again = try await text(replayed, item)
+        let pageAgain = try await text(replayed, page)
+        XCTAssertEqual([again, pageAgain], [first, second])
+        XCTAssertEqual(server.requests.count, 2, "the replay reached no server")
+        XCTAssertEqual(try folders(fixtures).count, 2, "nothing recorded again")
+    }
+
+    func testAFixtureWithAQueryAnswersOnlyThatQuery() async throws {
+        let server = try TestServer { request in .text("served \(request.target)") }
+        defer { server.stop() }
+        let fixtures = directory()
+        let list = server.baseURL.appendingPathComponent("v1/items")
+        let page = list.appending(queryItems: [URLQueryItem(name: "page", value: "2")])
+        let recording = StubTransport()
+        recording.record(unmatchedTo: fixtures)
+        _ = try await text(manager(recording.transport), list)
+        _ = try await text(manager(recording.transport), page)
+        server.stop()
+
+        let replaying = StubTransport()
+        try replaying.replay(fixturesAt: fixtures)
+        let replayed = manager(replaying.transport)
+        let pageText = try await text(replayed, page)
+        let listText = try await text(replayed, list)
+        XCTAssertEqual(pageText, "served /v1/items?page=2")
+        XCTAssertEqual(listText, "served /v1/items")
+    }
+
+    func testARepeatedRequestIsReplayedInTheOrderRecorded() async throws {
+        let calls = Locked(0)
+        let server = try TestServer { _ in .text("reply \(calls.withLock { $0 += 1; return $0 })") }
+        defer { server.stop() }
+        let fixtures = directory()
+        let url = server.baseURL.appendingPathComponent("v1/status")
+        let recording = StubTransport()
+        recording.record(unmatchedTo: fixtures)
+        _ = try await text(manager(recording.transport), url)
+        _ = try await text(manager(recording.transport), url)
+        server.stop()
+
+        let replaying = StubTransport()
+        try replaying.replay(fixturesAt: fixtures)
+        let replayed = manager(replaying.transport)
+        var texts: [String] = []
+        for _ in 0..<3 { texts.append(try await text(replayed, url)) }
+        XCTAssertEqual(texts, ["reply 1", "reply 2", "reply 2"])
+    }
+
+    func testARedirectIsRecordedAsItsOwnExchangeAndFollowedByTheManagerUnderTest() async throws {
+        let server = try TestServer { request in request.path == "/old" ? ServerReply.status(302, fields: ["Location": "/new"]) : .text("moved here") }
+        defer { server.stop() }
+        let fixtures = directory()
+        let recording = StubTransport()
+        recording.record(unmatchedTo: fixtures)
+        let body = try await text(manager(recording.transport), server.baseURL.appendingPathComponent("old"))
+        XCTAssertEqual(body, "moved here")
+        XCTAssertEqual(recording.requests.map(\.path), ["/old", "/new"])
+        XCTAssertEqual(try folders(fixtures), ["0001-GET-old", "0002-GET-new"])
+        let redirect = try String(contentsOf: fixtures.appendingPathComponent("0001-GET-old/exchange.json"), encoding: .utf8)
+        XCTAssertTrue(redirect.contains(#""status" : 302"#), redirect)
+    }
+
+    func testAnErrorStatusIsRecordedAndReplayedAsIs() async throws {
+        let server = try TestServer { _ in .text("no such item", status: 404) }
+        defer { server.stop() }
+        let fixtures = directory()
+        let recording = StubTransport()
+        recording.record(unmatchedTo: fixtures)
+        let url = server.baseURL.appendingPathComponent("v1/items/9")
+        let live = try await manager(recording.transport).response(for: URLRequest(url: url), serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        server.stop()
+        let replaying = StubTransport()
+        try replaying.replay(fixturesAt: fixtures)
+        let replayed = try await manager(replaying.transport).response(for: URLRequest(url: url), serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        XCTAssertEqual([live.statusCode, replayed.statusCode], [404, 404])
+        XCTAssertEqual(replayed.value, Data("no such item".utf8))
+    }
+
+    func testSecretsAreRedactedInRecordedExchanges() async throws {
+        let server = try TestServer { _ in .status(200, fields: ["Set-Cookie": "session=abc"], body: Data("ok".utf8)) }
+        defer { server.stop() }
+        let fixtures = directory()
+        let recording = StubTransport()
+        recording.record(unmatchedTo: fixtures)
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("login").appending(queryItems: [URLQueryItem(name: "api_key", value: "k-123")]))
+        request.setValue("Bearer secret-token", forHTTPHeaderField: "Authorization")
+        _ = try await manager(recording.transport).data(for: request)
+        let text = try String(contentsOf: fixtures.appendingPathComponent("0001-GET-login/exchange.json"), encoding: .utf8)
+        for secret in ["secret-token", "k-123", "session=abc"] { XCTAssertFalse(text.contains(secret), text) }
+        let attributes = try FileManager.default.attributesOfItem(atPath: fixtures.appendingPathComponent("0001-GET-login/body").path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+    }
+
+    func testAnExchangeThatCannotBeMadeFailsTheTaskAndRecordsNothing() async throws {
+        let server = try TestServer { _ in .status(200) }
+        let url = server.baseURL.appendingPathComponent("v1/items")
+        server.stop()
+        let fixtures = directory()
+        let recording = StubTransport()
+        recording.record(unmatchedTo: fixtures)
+        do {
+            _ = try await manager(recording.transport).data(for: URLRequest(url: url))
+            XCTFail("expected the connection to be refused")
+        } catch let error as URLError {
+            XCTAssertEqual(error.code, .cannotConnectToHost)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fixtures.path))
     }
 }

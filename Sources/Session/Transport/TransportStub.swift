@@ -36,6 +36,10 @@ package struct StubbedReply: Sendable {
         case transportFailure(URLError)
         /// The task fails with this error at once (no retry).
         case taskFailure(any Error)
+        /// The answer comes later: the closure is called once with a function to hand it to
+        /// (from any thread, at most once; an answer to a task that has ended is dropped). The
+        /// task's idle and total timeouts run while it waits.
+        case pending(@Sendable (_ answer: @escaping @Sendable (StubbedReply) -> Void) -> Void)
     }
 
     package var outcome: Outcome
