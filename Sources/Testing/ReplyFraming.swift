@@ -10,11 +10,23 @@ enum ReplyFraming {
     }
 
     /// `fields`, with `Content-Length: bodyLength` added unless a framing field is set (or the
-    /// status is 204 or 304, which carry none).
-    static func fields(_ fields: [RecordedRequest.Field], status: Int, bodyLength: Int) -> [RecordedRequest.Field] {
+    /// status is 204 or 304, which carry none); `Transfer-Encoding: chunked` instead when the
+    /// reply has trailers, which only a chunked body can carry.
+    static func fields(_ fields: [RecordedRequest.Field], status: Int, bodyLength: Int, chunked: Bool = false) -> [RecordedRequest.Field] {
         let framed = fields.contains { ["content-length", "transfer-encoding"].contains($0.name.lowercased()) }
         guard !framed, status != 204, status != 304 else { return fields }
-        return fields + [RecordedRequest.Field(name: "Content-Length", value: "\(bodyLength)")]
+        let framing = chunked ? RecordedRequest.Field(name: "Transfer-Encoding", value: "chunked") : RecordedRequest.Field(name: "Content-Length", value: "\(bodyLength)")
+        return fields + [framing]
+    }
+
+    /// `chunk` framed as one chunk of a chunked body (RFC 9112, 7.1).
+    static func chunkFrame(_ chunk: Data) -> Data {
+        Data(String(chunk.count, radix: 16).utf8) + Data("\r\n".utf8) + chunk + Data("\r\n".utf8)
+    }
+
+    /// The last chunk of a chunked body, then `trailers` and the empty line that ends them.
+    static func lastChunk(trailers: [RecordedRequest.Field]) -> Data {
+        Data(("0\r\n" + trailers.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n").utf8)
     }
 
     /// The bytes of `body` that are sent (the first `cutAfter`, when set), in chunks of `size`

@@ -30,6 +30,9 @@ public struct ServerReply: Sendable {
     /// Body bytes written before the connection is closed abruptly; `nil` to write the whole
     /// body. Default `nil`.
     public var cutAfterBodyBytes: Int?
+    /// The trailer fields after the body, in order; a reply with trailers has a chunked body.
+    /// Default none.
+    public var trailers: [RecordedRequest.Field] = []
     /// The bytes written instead of a formed reply, when set.
     public var raw: [Step]?
 
@@ -77,21 +80,29 @@ public struct ServerReply: Sendable {
         return reply
     }
 
+    /// This reply with `fields` as trailers after its body (sent chunked).
+    public func withTrailers(_ fields: [String: String]) -> ServerReply {
+        var reply = self
+        reply.trailers = fields.sorted { $0.key < $1.key }.map { RecordedRequest.Field(name: $0.key, value: $0.value) }
+        return reply
+    }
+
     /// The steps that write this reply to a request with `method`.
     func steps(forMethod method: String) -> [Step] {
         if let raw { return (delay > 0 ? [.pause(delay)] : []) + raw }
         var head = "HTTP/1.1 \(status) \(Self.reason(for: status))\r\n"
-        for field in ReplyFraming.fields(fields, status: status, bodyLength: body.count) { head += "\(field.name): \(field.value)\r\n" }
+        let chunked = !trailers.isEmpty
+        for field in ReplyFraming.fields(fields, status: status, bodyLength: body.count, chunked: chunked) { head += "\(field.name): \(field.value)\r\n" }
         head += "\r\n"
         var steps: [Step] = delay > 0 ? [.pause(delay)] : []
         steps.append(.send(Data(head.utf8)))
         guard ReplyFraming.hasBody(status: status, method: method) else { return steps }
         for (index, chunk) in ReplyFraming.chunks(of: body, size: drip?.size, cutAfter: cutAfterBodyBytes).enumerated() {
             if index > 0, let drip { steps.append(.pause(drip.interval)) }
-            steps.append(.send(chunk))
+            steps.append(.send(chunked ? ReplyFraming.chunkFrame(chunk) : chunk))
         }
-        if cutAfterBodyBytes != nil { steps.append(.close) }
-        return steps
+        if cutAfterBodyBytes != nil { return steps + [.close] }
+        return chunked ? steps + [.send(ReplyFraming.lastChunk(trailers: trailers))] : steps
     }
 
     static func reason(for status: Int) -> String {
@@ -121,7 +132,7 @@ public struct ServerReply: Sendable {
 
 extension ServerReply {
     /// The server's form of a stub's `reply`, so that one reply serves both tools: its status,
-    /// fields, body, delay, chunks (written with their pauses) and cut; a failure is a connection
+    /// fields, body, trailers, delay, chunks (written with their pauses) and cut; a failure is a connection
     /// closed without a reply.
     public init(_ reply: StubReply) {
         guard reply.failure == nil else {
@@ -132,5 +143,6 @@ extension ServerReply {
         delay = reply.delay
         drip = reply.chunks
         cutAfterBodyBytes = reply.cutAfterBodyBytes
+        trailers = reply.trailers
     }
 }

@@ -25,6 +25,9 @@ public struct StubReply: Sendable {
     public var chunks: (size: Int, interval: TimeInterval)?
     /// Body bytes delivered before the connection is cut (`URLError.networkConnectionLost`).
     public var cutAfterBodyBytes: Int?
+    /// The trailer fields after the body (`ResponseBody.trailers`), in order; the body is framed
+    /// as chunked. Default none.
+    public var trailers: [RecordedRequest.Field] = []
 
     /// A response with `status`, `fields` and `body`.
     public static func status(_ status: Int, fields: [String: String] = [:], body: Data = Data()) -> StubReply {
@@ -86,13 +89,22 @@ public struct StubReply: Sendable {
         return reply
     }
 
+    /// This reply with `fields` as trailers after its body.
+    public func withTrailers(_ fields: [String: String]) -> StubReply {
+        var reply = self
+        reply.trailers = fields.sorted { $0.key < $1.key }.map { RecordedRequest.Field(name: $0.key, value: $0.value) }
+        return reply
+    }
+
     /// The reply as the transport plays it, to a request with `method`.
     func stubbed(forMethod method: String) -> StubbedReply {
         if let failure { return StubbedReply(outcome: .transportFailure(failure), delay: delay) }
-        let fields = ReplyFraming.fields(self.fields, status: status, bodyLength: body.count).map { (name: $0.name, value: $0.value) }
+        let fields = ReplyFraming.fields(self.fields, status: status, bodyLength: body.count, chunked: !trailers.isEmpty).map { (name: $0.name, value: $0.value) }
         let hasBody = ReplyFraming.hasBody(status: status, method: method)
         let chunks = hasBody ? ReplyFraming.chunks(of: body, size: self.chunks?.size, cutAfter: cutAfterBodyBytes) : []
         let cut = hasBody && cutAfterBodyBytes != nil ? URLError(.networkConnectionLost) : nil
-        return StubbedReply(outcome: .response(status: status, fields: fields, chunks: chunks), delay: delay, interval: self.chunks?.interval ?? 0, cut: cut)
+        let trailers = hasBody ? self.trailers.map { (name: $0.name, value: $0.value) } : []
+        return StubbedReply(
+            outcome: .response(status: status, fields: fields, chunks: chunks, trailers: trailers), delay: delay, interval: self.chunks?.interval ?? 0, cut: cut)
     }
 }

@@ -57,4 +57,16 @@ final class ServerReplyTests: XCTestCase {
     func testAStubsFailureIsAConnectionClosedWithoutAReply() {
         XCTAssertEqual(text(ServerReply(StubReply.failure(.networkConnectionLost)).steps(forMethod: "GET")), ["close"])
     }
+
+    func testAReplyWithTrailersIsChunkedAndEndsWithThem() {
+        let steps = ServerReply.status(200, body: Data("abcde".utf8)).dripped(3, every: 0.1).withTrailers(["X-Sum": "15"]).steps(forMethod: "GET")
+        XCTAssertEqual(text(steps), ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "3\r\nabc\r\n", "pause 0.1", "2\r\nde\r\n",
+                                     "0\r\nX-Sum: 15\r\n\r\n"])
+    }
+
+    func testACutReplyWithTrailersClosesWithoutTheLastChunk() {
+        let steps = ServerReply.status(200, body: Data("abcde".utf8)).withTrailers(["X-Sum": "15"]).cut(afterBodyBytes: 2).steps(forMethod: "GET")
+        XCTAssertEqual(text(steps), ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "2\r\nab\r\n", "close"])
+    }
 }
+

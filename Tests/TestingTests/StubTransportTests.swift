@@ -224,6 +224,29 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(response.value, Data(count: 10))
     }
 
+    func testTrailersArriveAfterTheBody() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/v1/export").reply(StubReply.text("rows").chunked(2).withTrailers(["X-Checksum": "c-1"]))
+        let streamed = try await manager(stubs).stream(for: URLRequest(url: base.appendingPathComponent("v1/export")))
+        XCTAssertNil(streamed.body.trailers)
+        let body = try await streamed.body.collect(upTo: 100)
+        XCTAssertEqual(body, Data("rows".utf8))
+        XCTAssertEqual(streamed.body.trailers, ["X-Checksum": "c-1"])
+    }
+
+    func testABodyCutShortHasNoTrailers() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/v1/export").reply(StubReply.text("rows").withTrailers(["X-Checksum": "c-1"]).cut(afterBodyBytes: 2))
+        let streamed = try await manager(stubs).stream(for: URLRequest(url: base.appendingPathComponent("v1/export")))
+        do {
+            _ = try await streamed.body.collect(upTo: 100)
+            XCTFail("expected the cut to fail the body")
+        } catch {
+            XCTAssertEqual((error as? URLError)?.code, .networkConnectionLost, "\(error)")
+        }
+        XCTAssertNil(streamed.body.trailers)
+    }
+
     func testManagersStubbingTheSameURLDifferentlyDoNotSeeEachOther() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<16 {

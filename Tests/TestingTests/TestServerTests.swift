@@ -102,6 +102,14 @@ final class TestServerTests: XCTestCase {
         XCTAssertEqual(response.response.value(forHTTPHeaderField: "Content-Type"), "application/json")
     }
 
+    func testTrailersArriveAfterTheBody() async throws {
+        let server = try server { _ in ServerReply.text("counted").withTrailers(["X-Count": "7"]) }
+        let streamed = try await manager().stream(for: URLRequest(url: server.baseURL))
+        let body = try await streamed.body.collect(upTo: 100)
+        XCTAssertEqual(body, Data("counted".utf8))
+        XCTAssertEqual(streamed.body.trailers, ["X-Count": "7"])
+    }
+
     func testAMalformedRequestIsAnswered400AndTheConnectionClosed() throws {
         let server = try server { _ in .text("never") }
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

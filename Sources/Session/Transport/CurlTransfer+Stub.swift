@@ -113,9 +113,10 @@ extension CurlTransfer {
         case .pending:
             // `play` never keeps a pending reply.
             endStubHop(failure: error(for: CurlCode.writeError))
-        case .response(let status, let fields, _):
+        case .response(let status, let fields, _, let trailers):
             hop.receivedResponseBytes = true
             hop.headerLines = ["HTTP/1.1 \(status) Stubbed"] + fields.map { "\($0.name): \($0.value)" }
+            hop.trailerLines = trailers.map { "\($0.name): \($0.value)" }
             guard headerBlockEnded() else { return endStubHop(failure: error(for: CurlCode.writeError)) }
             playStub()
         }
@@ -123,7 +124,7 @@ extension CurlTransfer {
 
     /// Delivers the reply's next chunks; waits for the consumer's window or the reply's interval.
     func playStub() {
-        guard let playback = stubPlayback, playback.timer == nil, let reply = playback.reply, case .response(_, _, let chunks) = reply.outcome else { return }
+        guard let playback = stubPlayback, playback.timer == nil, let reply = playback.reply, case .response(_, _, let chunks, _) = reply.outcome else { return }
         var index = playback.chunk
         while index < chunks.count {
             lastActivity = .now()
@@ -147,6 +148,7 @@ extension CurlTransfer {
         metrics.attempt = machine.attempt
         metrics.responseEndDate = Date()
         events?.transferDidFinish(metrics)
+        if failure == nil { receivedTrailers() }
         endHop(failure: failure)
     }
 }

@@ -30,8 +30,9 @@ public final class TransportStub: Sendable, Hashable {
 /// A stub's answer to one request, as the transport plays it.
 package struct StubbedReply: Sendable {
     package enum Outcome: Sendable {
-        /// A response: its status line's code, header fields, and body in chunks.
-        case response(status: Int, fields: [(name: String, value: String)], chunks: [Data])
+        /// A response: its status line's code, header fields, body in chunks, and the trailer
+        /// fields after the body.
+        case response(status: Int, fields: [(name: String, value: String)], chunks: [Data], trailers: [(name: String, value: String)] = [])
         /// The attempt fails with this error, as a transport failure (the interceptors may retry).
         case transportFailure(URLError)
         /// The task fails with this error at once (no retry).
