@@ -161,18 +161,20 @@ private final class Core: Sendable {
         }
         defer { connection.close() }
         var buffer = Data()
+        var parser = RequestParser()
         var continued = false
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while !isStopped {
             let parsed: RequestParser.Parsed?
             do {
-                parsed = try RequestParser.parse(buffer)
+                parsed = try parser.parse(buffer)
             } catch {
                 _ = connection.send(Data("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
                 return
             }
             if let parsed {
-                buffer.removeFirst(parsed.consumed)
+                // Indexed from 0 again, as the parser reads it.
+                buffer = Data(buffer.dropFirst(parsed.consumed))
                 continued = false
                 var request = RecordedRequest(
                     method: parsed.method, target: parsed.target, fields: parsed.fields, body: parsed.body, connection: number,

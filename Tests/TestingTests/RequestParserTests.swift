@@ -5,7 +5,8 @@ import XCTest
 /// The test server's request parser, without a socket.
 final class RequestParserTests: XCTestCase {
     private func parse(_ text: String) throws -> RequestParser.Parsed? {
-        try RequestParser.parse(Data(text.utf8))
+        var parser = RequestParser()
+        return try parser.parse(Data(text.utf8))
     }
 
     func testARequestWithALengthIsReadWithItsBody() throws {
@@ -40,7 +41,7 @@ final class RequestParserTests: XCTestCase {
         let text = "GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nConnection: close\r\n\r\n"
         let first = try XCTUnwrap(parse(text))
         XCTAssertEqual(first.target, "/a")
-        let second = try XCTUnwrap(RequestParser.parse(Data(text.utf8).dropFirst(first.consumed)))
+        let second = try XCTUnwrap(parse(String(text.utf8.dropFirst(first.consumed))!))
         XCTAssertEqual(second.target, "/b")
         XCTAssertTrue(second.closes)
     }
@@ -55,4 +56,38 @@ final class RequestParserTests: XCTestCase {
     func testAnHTTP10RequestClosesTheConnection() throws {
         XCTAssertEqual(try parse("GET / HTTP/1.0\r\n\r\n")?.closes, true)
     }
+
+    /// Feeds `text` to one parser `step` bytes at a time, as a slow client sends it.
+    private func parseInPieces(_ text: String, step: Int) throws -> RequestParser.Parsed? {
+        var parser = RequestParser()
+        let bytes = Data(text.utf8)
+        var received = Data()
+        for start in stride(from: 0, to: bytes.count, by: step) {
+            received.append(bytes[start..<min(start + step, bytes.count)])
+            if let parsed = try parser.parse(received) { return parsed }
+        }
+        return nil
+    }
+
+    func testARequestArrivingAByteAtATimeIsReadAsIfWhole() throws {
+        let text = "POST /items HTTP/1.1\r\nContent-Length: 11\r\n\r\nhello world"
+        XCTAssertEqual(try parseInPieces(text, step: 1), try parse(text))
+    }
+
+    func testAChunkedBodyArrivingInPiecesIsDecodedAsIfWhole() throws {
+        let chunks = (0..<200).map { "3\r\n\(String(format: "%03d", $0))\r\n" }.joined()
+        let text = "PUT /up HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks + "0\r\nX-Sum: 1\r\n\r\n"
+        for step in [1, 2, 7, 64] {
+            let parsed = try XCTUnwrap(parseInPieces(text, step: step), "step \(step)")
+            XCTAssertEqual(parsed, try parse(text), "step \(step)")
+            XCTAssertEqual(parsed.body.count, 600)
+        }
+    }
+
+    func testTheParserStartsANewRequestAfterReturningOne() throws {
+        var parser = RequestParser()
+        XCTAssertEqual(try parser.parse(Data("GET /a HTTP/1.1\r\n\r\n".utf8))?.target, "/a")
+        XCTAssertEqual(try parser.parse(Data("GET /b HTTP/1.1\r\n\r\n".utf8))?.target, "/b")
+    }
 }
+
