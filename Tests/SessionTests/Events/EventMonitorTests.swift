@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
@@ -8,7 +9,7 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
-/// The events a monitor hears, in order, for a task retried once.
+/// The events a monitor hears, in order, for a task retried once (on a stub transport).
 final class EventMonitorTests: XCTestCase {
     private final class Recorder: EventMonitor {
         let queue = DispatchQueue(label: "recorder")
@@ -34,14 +35,19 @@ final class EventMonitorTests: XCTestCase {
 
     func testAMonitorHearsEachPhaseInOrderOnItsQueue() throws {
         let recorder = Recorder()
-        let manager = makeManager(interceptor: InterceptorChain([HeaderInterceptor(name: "X-Attempt") { "\($0)" }, RetryPolicy.immediate]))
+        let stubs = StubTransport()
+        stubs.on("GET", "/v1/report").replies([.status(502), .text("ready")])
+        let manager = URLSessionManager(transport: stubs.transport)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        manager.responseSerializer = HTTPResponseSerializer()
+        manager.interceptor = InterceptorChain([HeaderInterceptor(name: "X-Attempt") { "\($0)" }, RetryPolicy.immediate])
         manager.eventMonitors = [recorder]
-        let id = FaultServer.uniqueID()
         let completion = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try FaultServer.sequence(id, "502,200")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: URL(string: "https://api.example.com/v1/report")!), completionHandler: handler))
         }
         XCTAssertEqual(completion.status, 200)
         recorder.queue.sync {}
         XCTAssertEqual(recorder.events.withLock { $0 }, ["created", "send 1 1", "retry 1 502", "send 2 2", "response 200", "completed 200 2"])
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "X-Attempt") }, ["1", "2"])
     }
 }

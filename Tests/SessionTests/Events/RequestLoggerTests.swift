@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
@@ -8,7 +9,8 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
-/// `RequestLogger` on a manager against the local servers: one line per request, no secret.
+/// `RequestLogger` on a manager against httpbin, a stub transport and a closed port: one line per
+/// request, no secret.
 final class RequestLoggerTests: XCTestCase {
     private func logger(_ lines: Locked<[String]>, headers: Bool = true) -> RequestLogger {
         RequestLogger(redaction: Redaction(additionalHeaders: ["X-Tenant-Secret"]), includesHeaders: headers) { line in
@@ -43,18 +45,23 @@ final class RequestLoggerTests: XCTestCase {
     func testTheAdaptedCredentialIsRedactedAndEachRetryLogged() throws {
         let lines = Locked<[String]>([])
         let logger = logger(lines)
-        let manager = makeManager(interceptor: InterceptorChain([HeaderInterceptor(name: "Authorization") { _ in "Bearer adapted-secret" }, RetryPolicy.immediate]))
+        let stubs = StubTransport()
+        stubs.on("GET", "/v1/report").replies([.status(503), .text("ready")])
+        let manager = URLSessionManager(transport: stubs.transport)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        manager.responseSerializer = HTTPResponseSerializer()
+        manager.interceptor = InterceptorChain([HeaderInterceptor(name: "Authorization") { _ in "Bearer adapted-secret" }, RetryPolicy.immediate])
         manager.eventMonitors = [logger]
-        let id = FaultServer.uniqueID()
         let completion = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try FaultServer.sequence(id, "503,200")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: URL(string: "https://api.example.com/v1/report")!), completionHandler: handler))
         }
         XCTAssertEqual(completion.status, 200)
         logger.queue.sync {}
         let output = lines.withLock { $0 }
         XCTAssertEqual(output.count, 2, "\(output)")
-        XCTAssertTrue(output.first?.contains("-> 503, attempt 1; retrying in 0.0 ms") ?? false, "\(output)")
-        XCTAssertTrue(output.last?.contains("-> 200, ") ?? false, "\(output)")
+        XCTAssertTrue(output.first?.hasPrefix("GET https://api.example.com/v1/report -> 503, ") ?? false, "\(output)")
+        XCTAssertTrue(output.first?.contains("attempt 1; retrying in 0.0 ms") ?? false, "\(output)")
+        XCTAssertTrue(output.last?.hasPrefix("GET https://api.example.com/v1/report -> 200, ") ?? false, "\(output)")
         XCTAssertTrue(output.last?.contains("attempt 2; headers: Authorization: <redacted>") ?? false, "\(output)")
         XCTAssertFalse(output.joined().contains("adapted-secret"))
     }

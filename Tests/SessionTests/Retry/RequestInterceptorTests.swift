@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
@@ -8,7 +9,8 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
-/// How a manager applies its interceptors and a task's own, against httpbin and the fault server.
+/// How a manager applies its interceptors and a task's own, seen in the requests a stub
+/// transport records.
 final class RequestInterceptorTests: XCTestCase {
     private struct AdaptationFailed: Error {}
 
@@ -16,32 +18,36 @@ final class RequestInterceptorTests: XCTestCase {
         func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest { throw AdaptationFailed() }
     }
 
-    /// The `X-Chain` header httpbin saw, from the body the manager handed back as data.
-    private func chainHeader(of completion: Completion) throws -> String? {
-        let json = try JSONSerialization.jsonObject(with: XCTUnwrap(completion.object as? Data)) as? [String: Any]
-        return (json?["headers"] as? [String: String])?["X-Chain"]
+    private let url = URL(string: "https://api.example.com/v1/items")!
+
+    /// A manager on `stubs` with `interceptor`, invalidated when the test ends.
+    private func manager(_ stubs: StubTransport, interceptor: any RequestInterceptor) -> URLSessionManager {
+        let manager = URLSessionManager(transport: stubs.transport)
+        manager.responseSerializer = HTTPResponseSerializer()
+        manager.interceptor = interceptor
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
     }
 
     func testATasksOwnInterceptorRunsAfterTheManagersAndOnlyForThatTask() throws {
-        let manager = makeManager(interceptor: HeaderInterceptor.chain("manager"))
-        let url = try HTTPBin.url("/headers")
-        let tagged = try complete { handler in
+        let stubs = StubTransport()
+        stubs.on("GET", "/v1/items").reply(.text("[]"))
+        let manager = manager(stubs, interceptor: HeaderInterceptor.chain("manager"))
+        _ = try complete { handler in
             let task = try manager.dataTask(with: URLRequest(url: url), completionHandler: handler)
             manager.setInterceptor(HeaderInterceptor.chain("task"), for: task)
             manager.resume(task)
         }
-        let plain = try complete { handler in manager.resume(try manager.dataTask(with: URLRequest(url: url), completionHandler: handler)) }
-        XCTAssertEqual(try chainHeader(of: tagged), "manager,task")
-        XCTAssertEqual(try chainHeader(of: plain), "manager")
+        _ = try complete { handler in manager.resume(try manager.dataTask(with: URLRequest(url: url), completionHandler: handler)) }
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "X-Chain") }, ["manager,task", "manager"])
     }
 
     func testAnAdaptationThatThrowsCompletesTheTaskWithItsErrorAndSendsNothing() throws {
-        let id = FaultServer.uniqueID()
-        let manager = makeManager(interceptor: Failing())
-        let completion = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try FaultServer.sequence(id, "200")), completionHandler: handler))
-        }
+        let stubs = StubTransport()
+        stubs.on("GET", "/v1/items").reply(.text("[]"))
+        let manager = manager(stubs, interceptor: Failing())
+        let completion = try complete { handler in manager.resume(try manager.dataTask(with: URLRequest(url: url), completionHandler: handler)) }
         XCTAssertTrue(completion.error is AdaptationFailed, "\(String(describing: completion.error))")
-        XCTAssertEqual(try FaultServer.log(id).count, 0)
+        XCTAssertEqual(stubs.requests.count, 0)
     }
 }
