@@ -41,6 +41,36 @@ final class UsersClientTests: XCTestCase {
         XCTAssertEqual(user.name, "Barbara")
     }
 
+    func testARefusedTokenIsRefreshedAndTheRequestSentAgain() async throws {
+        let stubs = StubTransport()
+        let tokens = stubs.on("POST", "/v1/tokens", body: try .json(["apiKey": "key-1"]))
+            .replies([try .json(["token": "t1"]), try .json(["token": "t2"])])
+        // The service has already revoked t1: only t2 is accepted.
+        stubs.on("GET", "/v1/users/8").reply { request in
+            request.value(forHeader: "Authorization") == "Bearer t2" ? (try? .json(User(id: 8, name: "Edsger"))) ?? .status(500) : .status(401)
+        }
+        let user = try await UsersClient(baseURL: base, transport: stubs.transport, apiKey: "key-1").user(id: 8)
+        XCTAssertEqual(user.name, "Edsger")
+        XCTAssertEqual(tokens.callCount, 2)
+        let sent = stubs.requests.filter { $0.path == "/v1/users/8" }.map { $0.value(forHeader: "Authorization") }
+        XCTAssertEqual(sent, ["Bearer t1", "Bearer t2"])
+    }
+
+    func testTheExportIsDownloadedToAFileWithProgress() async throws {
+        let stubs = StubTransport()
+        let lines = Data((1...2000).map { #"{"id":\#($0),"name":"user \#($0)"}"# + "\n" }.joined().utf8)
+        stubs.on("GET", "/v1/users/export").reply(StubReply.status(200, fields: ["Content-Type": "application/x-ndjson"], body: lines).chunked(8192, every: 0.01))
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("users-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let fractions = FractionLog()
+        let file = try await UsersClient(baseURL: base, transport: stubs.transport).exportUsers(to: destination) { fractions.append($0.fractionCompleted) }
+        XCTAssertEqual(try Data(contentsOf: file), lines)
+        let seen = fractions.values
+        XCTAssertGreaterThan(seen.count, 2, "progress came in steps")
+        XCTAssertEqual(seen, seen.sorted(), "progress never ran backwards")
+        XCTAssertEqual(seen.last, 1)
+    }
+
     func testAnUnknownRouteFailsLoudly() async throws {
         let stubs = StubTransport()
         do {
@@ -66,4 +96,16 @@ final class UsersClientTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 5)
         XCTAssertEqual(server.requests.count, 3)
     }
+}
+
+/// Progress fractions as reported, from any thread.
+private final class FractionLog: Sendable {
+    private let lock = NSLock()
+    nonisolated(unsafe) private var fractions: [Double] = []
+
+    func append(_ fraction: Double) {
+        lock.withLock { fractions.append(fraction) }
+    }
+
+    var values: [Double] { lock.withLock { fractions } }
 }
