@@ -17,6 +17,14 @@ static struct {
     int (*ctx_use_private_key)(void *, void *);
     long (*ctx_ctrl)(void *, int, long, void *);
     int (*ctx_check_private_key)(const void *);
+    void *(*ctx_get_cert_store)(const void *);
+    int (*store_add_cert)(void *, void *);
+    int (*ctx_add_client_ca)(void *, void *);
+    void (*ctx_set_verify)(void *, int, void *);
+    void *(*d2i_x509)(void **, const unsigned char **, long);
+    int (*i2d_x509)(void *, unsigned char **);
+    void *(*ssl_peer_certificate)(const void *);
+    void (*crypto_free)(void *, const char *, int);
     void *(*ssl_new)(void *);
     void (*ssl_free)(void *);
     void (*ssl_set_bio)(void *, void *, void *);
@@ -81,6 +89,14 @@ static void load(void) {
     BIND(ctx_use_private_key, "SSL_CTX_use_PrivateKey")
     BIND(ctx_ctrl, "SSL_CTX_ctrl")
     BIND(ctx_check_private_key, "SSL_CTX_check_private_key")
+    BIND(ctx_get_cert_store, "SSL_CTX_get_cert_store")
+    BIND(store_add_cert, "X509_STORE_add_cert")
+    BIND(ctx_add_client_ca, "SSL_CTX_add_client_CA")
+    BIND(ctx_set_verify, "SSL_CTX_set_verify")
+    BIND(d2i_x509, "d2i_X509")
+    BIND(i2d_x509, "i2d_X509")
+    BIND(ssl_peer_certificate, "SSL_get1_peer_certificate")
+    BIND(crypto_free, "CRYPTO_free")
     BIND(ssl_new, "SSL_new")
     BIND(ssl_free, "SSL_free")
     BIND(ssl_set_bio, "SSL_set_bio")
@@ -164,7 +180,7 @@ static int add_extension(void *certificate, int nid, const char *value) {
     return added;
 }
 
-int afn_test_tls_generate(int days, void (*sink)(int, const char *, size_t, void *), void *context,
+int afn_test_tls_generate(int days, int for_client, void (*sink)(int, const char *, size_t, void *), void *context,
                           char *error, size_t error_length) {
     if (!enter(error, error_length)) return -1;
     int status = -1;
@@ -186,12 +202,13 @@ int afn_test_tls_generate(int days, void (*sink)(int, const char *, size_t, void
         && api.gmtime_adj(api.x509_not_before(certificate), -3600)
         && api.gmtime_adj(api.x509_not_after(certificate), (long)days * 86400)
         && api.x509_set_pubkey(certificate, key)
-        && api.name_add_entry(subject, "CN", 0x1001, (const unsigned char *)"AFNetworkingTesting loopback", -1, -1, 0) // MBSTRING_ASC
+        && api.name_add_entry(subject, "CN", 0x1001, // MBSTRING_ASC
+                              (const unsigned char *)(for_client ? "AFNetworkingTesting client" : "AFNetworkingTesting loopback"), -1, -1, 0)
         && api.x509_set_issuer(certificate, subject)
         && add_extension(certificate, 87, "critical,CA:FALSE") // basicConstraints
         && add_extension(certificate, 83, "critical,digitalSignature") // keyUsage
-        && add_extension(certificate, 126, "serverAuth") // extendedKeyUsage
-        && add_extension(certificate, 85, "IP:127.0.0.1,IP:::1,DNS:localhost") // subjectAltName
+        && add_extension(certificate, 126, for_client ? "clientAuth" : "serverAuth") // extendedKeyUsage
+        && (for_client || add_extension(certificate, 85, "IP:127.0.0.1,IP:::1,DNS:localhost")) // subjectAltName
         && api.x509_sign(certificate, key, api.sha256()) > 0;
     certificate_output = api.bio_new(api.bio_s_mem());
     key_output = api.bio_new(api.bio_s_mem());
@@ -244,6 +261,28 @@ void *afn_test_tls_context(const char *chain, size_t chain_length, const char *k
     api.err_clear(); // the end of the chain reads as a PEM error
     afn_gate_leave();
     return context;
+}
+
+int afn_test_tls_require_client_certificates(void *context, const unsigned char *const *anchors, const size_t *lengths, size_t count,
+                                             char *error, size_t error_length) {
+    if (!enter(error, error_length)) return -1;
+    void *store = api.ctx_get_cert_store(context);
+    int status = store ? 0 : -1;
+    for (size_t index = 0; status == 0 && index < count; index++) {
+        const unsigned char *cursor = anchors[index];
+        void *anchor = lengths[index] <= INT32_MAX ? api.d2i_x509(NULL, &cursor, (long)lengths[index]) : NULL;
+        // The store takes its own reference; the client CA list takes `anchor`.
+        if (!anchor || api.store_add_cert(store, anchor) != 1 || api.ctx_add_client_ca(context, anchor) != 1) status = -1;
+        if (anchor) api.x509_free(anchor);
+    }
+    if (status == 0) {
+        api.ctx_set_verify(context, 0x01 | 0x02, NULL); // SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
+    } else {
+        describe_failure("reading a client certificate authority", error, error_length);
+    }
+    api.err_clear();
+    afn_gate_leave();
+    return status;
 }
 
 void afn_test_tls_context_free(void *context) {
@@ -374,6 +413,20 @@ int afn_test_tls_write(void *opaque, const void *buffer, size_t length) {
         length -= (size_t)piece;
     }
     return 0;
+}
+
+int afn_test_tls_peer_certificate(void *opaque, void (*sink)(const unsigned char *der, size_t length, void *context), void *context) {
+    struct connection *connection = opaque;
+    if (!connection || !enter(NULL, 0)) return 0;
+    void *certificate = api.ssl_peer_certificate(connection->ssl);
+    unsigned char *der = NULL;
+    int length = certificate ? api.i2d_x509(certificate, &der) : -1;
+    if (length > 0) sink(der, (size_t)length, context);
+    if (der) api.crypto_free(der, __FILE__, __LINE__); // OPENSSL_free
+    if (certificate) api.x509_free(certificate);
+    api.err_clear();
+    afn_gate_leave();
+    return length > 0;
 }
 
 void afn_test_tls_free(void *opaque) {

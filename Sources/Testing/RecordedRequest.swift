@@ -1,3 +1,4 @@
+import AFNetworking
 import Foundation
 
 /// A request exactly as it was sent: to a `TestServer` (the method, the target of its request
@@ -34,6 +35,9 @@ public struct RecordedRequest: Sendable, Equatable {
     public var connection: Int
     /// The request's absolute URL.
     public var url: URL?
+    /// The certificate the client presented on the request's connection, to a `TestServer`
+    /// requiring client certificates; `nil` otherwise.
+    public var clientCertificate: Certificate?
 
     /// A request of `method` to `target` with `fields` and `body`, on `connection`, to `url`.
     public init(method: String, target: String, fields: [Field], body: Data, connection: Int, url: URL? = nil) {

@@ -55,7 +55,8 @@ struct RequestParser {
             }
             head = try Self.head(buffer[0..<headEnd], bodyStart: headEnd + 4)
         }
-        guard var (parsed, bodyStart, chunked) = head else { return nil }
+        guard let (read, bodyStart, chunked) = head else { return nil }
+        var parsed = read
         if chunked {
             var progress = chunks ?? (Data(), bodyStart)
             defer { chunks = progress }

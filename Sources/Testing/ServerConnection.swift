@@ -1,3 +1,4 @@
+import AFNetworking
 import Foundation
 import TestServerTLSBridge
 #if canImport(Glibc)
@@ -9,11 +10,14 @@ import Glibc
 struct ServerConnection {
     let descriptor: Int32
     private let tls: UnsafeMutableRawPointer?
+    /// The certificate the client presented in the handshake, if any.
+    let clientCertificate: Certificate?
 
     /// The socket as it is.
     init(plain descriptor: Int32) {
         self.descriptor = descriptor
         tls = nil
+        clientCertificate = nil
     }
 
     /// TLS accepted on the socket with `context` (the handshake runs here); `nil` when it fails.
@@ -21,6 +25,16 @@ struct ServerConnection {
         guard let connection = afn_test_tls_accept(context.pointer, descriptor) else { return nil }
         self.descriptor = descriptor
         tls = connection
+        final class Sink {
+            var der: Data?
+        }
+        let sink = Sink()
+        withExtendedLifetime(sink) {
+            _ = afn_test_tls_peer_certificate(connection, { der, length, context in
+                Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue().der = Data(bytes: der!, count: length)
+            }, Unmanaged.passUnretained(sink).toOpaque())
+        }
+        clientCertificate = sink.der.flatMap { try? Certificate(derEncoded: $0) }
     }
 
     /// Reads into `buffer`: the count, or 0 when the peer closed or the read failed.

@@ -180,6 +180,7 @@ private final class Core: Sendable {
                     method: parsed.method, target: parsed.target, fields: parsed.fields, body: parsed.body, connection: number,
                     url: URL(string: parsed.target, relativeTo: baseURL)?.absoluteURL)
                 request.trailers = parsed.trailers
+                request.clientCertificate = connection.clientCertificate
                 let handler: TestServer.Handler? = state.withLock { state in
                     state.requests.append(request)
                     return state.handler

@@ -29,9 +29,28 @@ public struct TestServerTLS: Sendable {
         guard !certificates.isEmpty else { throw TestServerError.tls("the certificate chain is empty") }
     }
 
+    /// The authorities a client's certificate must chain to; empty (the default) when the
+    /// server asks for none.
+    public private(set) var clientCertificateAuthorities: [Certificate] = []
+
     /// A fresh self-signed certificate for 127.0.0.1, ::1 and localhost, valid for `days` days
     /// from an hour ago (default 1), with its P-256 key.
     public static func selfSigned(validForDays days: Int = 1) throws -> TestServerTLS {
+        let made = try generate(validForDays: days, forClient: false)
+        return try TestServerTLS(certificateChainPEM: made.certificate, privateKeyPEM: made.key)
+    }
+
+    /// This configuration, asking every client for a certificate issued by (or one of)
+    /// `authorities`: a handshake without one, or with another, fails, and each request records
+    /// the certificate its connection presented (`RecordedRequest.clientCertificate`).
+    public func requiringClientCertificates(issuedBy authorities: [Certificate]) -> TestServerTLS {
+        var configuration = self
+        configuration.clientCertificateAuthorities = authorities
+        return configuration
+    }
+
+    /// A fresh self-signed certificate (a server's or a client's) and its P-256 key, as PEM.
+    static func generate(validForDays days: Int, forClient: Bool) throws -> (certificate: Data, key: Data) {
         final class Sink {
             var certificate = Data()
             var key = Data()
@@ -39,14 +58,14 @@ public struct TestServerTLS: Sendable {
         let sink = Sink()
         var error = [CChar](repeating: 0, count: 256)
         let status = withExtendedLifetime(sink) {
-            afn_test_tls_generate(Int32(clamping: days), { kind, pem, length, context in
+            afn_test_tls_generate(Int32(clamping: days), forClient ? 1 : 0, { kind, pem, length, context in
                 let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
                 let bytes = Data(bytes: pem!, count: length)
                 if kind == 0 { sink.certificate = bytes } else { sink.key = bytes }
             }, Unmanaged.passUnretained(sink).toOpaque(), &error, error.count)
         }
-        guard status == 0 else { throw TestServerError.tls(Self.text(error)) }
-        return try TestServerTLS(certificateChainPEM: sink.certificate, privateKeyPEM: sink.key)
+        guard status == 0 else { throw TestServerError.tls(text(error)) }
+        return (sink.certificate, sink.key)
     }
 
     /// The C string in `buffer`.
@@ -71,7 +90,14 @@ public struct TestServerTLS: Sendable {
             }
         }
         guard let context else { throw TestServerError.tls(Self.text(error)) }
-        return ServerTLSContext(pointer: context)
+        let server = ServerTLSContext(pointer: context)
+        guard !clientCertificateAuthorities.isEmpty else { return server }
+        let anchors = clientCertificateAuthorities.map { [UInt8]($0.derEncoded) }
+        let status = withArrayOfPointers(anchors) { pointers in
+            afn_test_tls_require_client_certificates(context, pointers, anchors.map(\.count), anchors.count, &error, error.count)
+        }
+        guard status == 0 else { throw TestServerError.tls(Self.text(error)) }
+        return server
     }
 }
 
@@ -88,3 +114,13 @@ final class ServerTLSContext: @unchecked Sendable {
         afn_test_tls_context_free(pointer)
     }
 }
+
+/// Calls `body` with a pointer to each of `arrays`' bytes, valid for the call.
+private func withArrayOfPointers<Result>(_ arrays: [[UInt8]], _ body: ([UnsafePointer<UInt8>?]) -> Result) -> Result {
+    func nest(_ index: Int, _ pointers: [UnsafePointer<UInt8>?]) -> Result {
+        guard index < arrays.count else { return body(pointers) }
+        return arrays[index].withUnsafeBufferPointer { nest(index + 1, pointers + [$0.baseAddress]) }
+    }
+    return nest(0, [])
+}
+

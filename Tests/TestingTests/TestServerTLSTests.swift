@@ -122,4 +122,54 @@ final class TestServerTLSTests: XCTestCase {
             guard case TestServerError.tls = error else { return XCTFail("\(error)") }
         }
     }
+
+    /// A server requiring a certificate issued by `client`'s, and a manager trusting the server.
+    private func mutualTLS(_ client: TestClientIdentity) throws -> (server: TestServer, manager: URLSessionManager) {
+        let tls = try TestServerTLS.selfSigned().requiringClientCertificates(issuedBy: [client.certificate])
+        let server = try server(tls: tls) { _ in .text("hello, client") }
+        return (server, try manager(trusting: tls.securityPolicy))
+    }
+
+    func testAClientCertificateIsPresentedAndRecorded() async throws {
+        let client = try TestClientIdentity()
+        let (server, manager) = try mutualTLS(client)
+        manager.clientIdentity = client.identity
+        let response = try await manager.data(for: URLRequest(url: server.baseURL))
+        XCTAssertEqual(response.value, Data("hello, client".utf8))
+        XCTAssertEqual(server.requests.map(\.clientCertificate), [client.certificate])
+        XCTAssertEqual(client.certificate.subjectCommonName, "AFNetworkingTesting client")
+    }
+
+    func testAClientWithoutACertificateIsRefusedAndSendsNoRequest() async throws {
+        let (server, manager) = try mutualTLS(try TestClientIdentity())
+        do {
+            _ = try await manager.data(for: URLRequest(url: server.baseURL))
+            XCTFail("the handshake went through without a client certificate")
+        } catch let error as URLError {
+            XCTAssertEqual(error.code, .clientCertificateRequired)
+        }
+        XCTAssertEqual(server.requests.count, 0)
+    }
+
+    func testAClientCertificateFromAnotherIssuerIsRefused() async throws {
+        let (server, manager) = try mutualTLS(try TestClientIdentity())
+        manager.clientIdentity = try TestClientIdentity().identity
+        do {
+            _ = try await manager.data(for: URLRequest(url: server.baseURL))
+            XCTFail("a certificate from another issuer was accepted")
+        } catch let error as URLError {
+            XCTAssertEqual(error.code, .clientCertificateRejected)
+        }
+        XCTAssertEqual(server.requests.count, 0)
+    }
+
+    func testAServerAskingForNoCertificateRecordsNone() async throws {
+        let tls = try TestServerTLS.selfSigned()
+        let server = try server(tls: tls) { _ in .text("hi") }
+        let manager = try manager(trusting: tls.securityPolicy)
+        manager.clientIdentity = try TestClientIdentity().identity
+        _ = try await manager.data(for: URLRequest(url: server.baseURL))
+        XCTAssertEqual(server.requests.map(\.clientCertificate), [nil])
+    }
 }
+
