@@ -195,4 +195,39 @@ final class FixturesTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: fixtures.path))
     }
+
+    func testCancellingWhileARecordingWaitsEndsTheTaskAtOnceAndOnce() async throws {
+        let server = try TestServer { _ in ServerReply.text("late").delayed(by: 1) }
+        defer { server.stop() }
+        let recording = StubTransport()
+        recording.record(unmatchedTo: directory())
+        let manager = manager(recording.transport)
+        let recorder = CompletionCounter()
+        let task = try manager.dataTask(with: URLRequest(url: server.baseURL.appendingPathComponent("slow")), completionHandler: recorder.handler)
+        manager.resume(task)
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let cancelled = Date()
+        task.cancel()
+        await fulfillment(of: [recorder.expectation], timeout: 5)
+        XCTAssertLessThan(Date().timeIntervalSince(cancelled), 0.5)
+        XCTAssertEqual((recorder.errors.first as? URLError)?.code, .cancelled)
+        try await Task.sleep(nanoseconds: 1_200_000_000)
+        XCTAssertEqual(recorder.errors.count, 1, "the answer that came after the cancel was dropped")
+    }
 }
+
+/// The completions of one task, counted.
+private final class CompletionCounter: Sendable {
+    let expectation = XCTestExpectation(description: "completed")
+    private let completions = Locked<[(any Error)?]>([])
+
+    var handler: URLSessionManager.CompletionHandler {
+        { [self] _, _, error in
+            completions.withLock { $0.append(error) }
+            expectation.fulfill()
+        }
+    }
+
+    var errors: [(any Error)?] { completions.withLock { $0 } }
+}
+
