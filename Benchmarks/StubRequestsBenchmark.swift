@@ -28,8 +28,8 @@ enum StubRequestsBenchmark {
         }
         let stub = RequestOverheadBenchmark.Figures.median(stubRounds)
         let network = RequestOverheadBenchmark.Figures.median(networkRounds)
-        print("stub_requests_8_in_flight: \(Int(stub.requestsPerSecond)) req/s, \(Int(stub.cpuMicroseconds)) us CPU/req")
-        print("stub_requests_baseline_libcurl_nginx_8_in_flight: \(Int(network.requestsPerSecond)) req/s, \(Int(network.cpuMicroseconds)) us CPU/req")
+        print("stub_requests_8_in_flight: \(Int(stub.requestsPerSecond)) req/s, \(Int(stub.cpuMicroseconds)) us CPU/req, \(stub.failures) failed")
+        print("stub_requests_baseline_libcurl_nginx_8_in_flight: \(Int(network.requestsPerSecond)) req/s, \(Int(network.cpuMicroseconds)) us CPU/req, \(network.failures) failed")
         print(String(format: "stub_requests_ratio: %.2f (stub transport / libcurl transport to nginx)", stub.requestsPerSecond / network.requestsPerSecond))
         let ok = stub.failures == 0 && network.failures == 0
         print("stub-requests: \(ok ? "PASS" : "FAIL")")
