@@ -12,7 +12,7 @@ public final class StubRoute: Sendable, CustomStringConvertible {
 
     private struct State {
         var replies = Replies.sequence([.status(200)])
-        var calls = 0
+        var requests: [RecordedRequest] = []
     }
 
     /// The requests this route answers.
@@ -46,7 +46,10 @@ public final class StubRoute: Sendable, CustomStringConvertible {
     }
 
     /// How many requests this route answered.
-    public var callCount: Int { state.withLock { $0.calls } }
+    public var callCount: Int { state.withLock { $0.requests.count } }
+
+    /// The requests this route answered, in order.
+    public var requests: [RecordedRequest] { state.withLock { $0.requests } }
 
     /// The matcher's description.
     public var description: String { matcher.description }
@@ -54,8 +57,8 @@ public final class StubRoute: Sendable, CustomStringConvertible {
     /// The reply to `request`, counting the call.
     func answer(_ request: RecordedRequest) -> StubReply {
         let (replies, call): (Replies, Int) = state.withLock { state in
-            state.calls += 1
-            return (state.replies, state.calls)
+            state.requests.append(request)
+            return (state.replies, state.requests.count)
         }
         switch replies {
         case .sequence(let sequence): return sequence[min(call, sequence.count) - 1]

@@ -36,19 +36,44 @@ public final class StubTransport: Sendable {
     /// An empty table: every request fails as unmatched until routes are added.
     public init() {
         let state = self.state
-        stub = TransportStub { request, body in
-            let recorded = Self.recorded(request, body: body)
-            let (routes, recorder) = state.withLock { state in
-                state.requests.append(recorded)
-                return (state.routes, state.recorder)
-            }
-            guard let route = routes.first(where: { $0.matcher.matches(recorded) }) else {
-                if let recorder { return recorder.reply(to: request, body: body) }
-                let nearest = routes.map { ($0, $0.matcher.unmet(by: recorded)) }.sorted { $0.1 < $1.1 }.prefix(3).map(\.0.description)
-                let error = StubError.unmatched(request: "\(recorded.method) \(recorded.url?.absoluteString ?? recorded.target)", nearest: nearest)
+        stub = TransportStub { request, body, trailers in
+            var recorded = Self.recorded(request, body: body)
+            recorded.trailers = trailers.sorted { $0.key < $1.key }.map { RecordedRequest.Field(name: $0.key, value: $0.value) }
+            switch Self.answer(recorded, in: state) {
+            case .success(let reply): return reply.stubbed(forMethod: recorded.method)
+            case .failure(let error):
+                if let recorder = state.withLock({ $0.recorder }) { return recorder.reply(to: request, body: body) }
                 return StubbedReply(outcome: .taskFailure(error))
             }
-            return route.answer(recorded).stubbed(forMethod: recorded.method)
+        }
+    }
+
+    /// Records `request` and answers it by the first route that matches it, or fails naming the
+    /// request and the nearest routes.
+    private static func answer(_ request: RecordedRequest, in state: Locked<State>) -> Result<StubReply, StubError> {
+        let routes = state.withLock { state in
+            state.requests.append(request)
+            return state.routes
+        }
+        guard let route = routes.first(where: { $0.matcher.matches(request) }) else {
+            let nearest = routes.map { ($0, $0.matcher.unmet(by: request)) }.sorted { $0.1 < $1.1 }.prefix(3).map(\.0.description)
+            return .failure(.unmatched(request: "\(request.method) \(request.url?.absoluteString ?? request.target)", nearest: nearest))
+        }
+        return .success(route.answer(request))
+    }
+
+    /// A `TestServer` handler answering by these routes, so that one set serves both tools: each
+    /// request the server receives is recorded here too and answered with the first matching
+    /// route's reply (`ServerReply(_:)`: its chunks dripped, a cut or a failure a closed
+    /// connection); a request no route matches gets 404 with `StubError`'s description as its
+    /// text. Requests are not recorded as fixtures (`record(unmatchedTo:with:)` answers the
+    /// transport only).
+    public var serverHandler: TestServer.Handler {
+        { [state] request in
+            switch Self.answer(request, in: state) {
+            case .success(let reply): ServerReply(reply)
+            case .failure(let error): ServerReply.text(error.description, status: 404)
+            }
         }
     }
 

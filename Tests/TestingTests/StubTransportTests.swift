@@ -247,6 +247,41 @@ final class StubTransportTests: XCTestCase {
         XCTAssertNil(streamed.body.trailers)
     }
 
+    func testABodyProducedAsItIsSentIsRecordedWithItsTrailers() async throws {
+        let stubs = StubTransport()
+        let route = stubs.on("PUT", "/v1/import").reply(.status(204))
+        let chunks = AsyncStream<Data> { continuation in
+            for index in 0..<3 { continuation.yield(Data("part \(index);".utf8)) }
+            continuation.finish()
+        }
+        let body = StreamedRequestBody(trailers: { ["X-Checksum": "c-9"] }, once: chunks)
+        var request = URLRequest(url: base.appendingPathComponent("v1/import"))
+        request.httpMethod = "PUT"
+        let streamed = try await manager(stubs).stream(for: request, body: body)
+        XCTAssertEqual(streamed.statusCode, 204)
+        XCTAssertEqual(route.requests.map(\.text), ["part 0;part 1;part 2;"])
+        XCTAssertEqual(route.requests.first?.trailers, [RecordedRequest.Field(name: "X-Checksum", value: "c-9")])
+    }
+
+    func testABodyWhoseSourceFailsFailsTheTaskWithItsError() async throws {
+        struct SourceFailed: Error {}
+        let stubs = StubTransport()
+        stubs.on("PUT", "/v1/import").reply(.status(204))
+        let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(Data("part".utf8))
+            continuation.finish(throwing: SourceFailed())
+        }
+        var request = URLRequest(url: base.appendingPathComponent("v1/import"))
+        request.httpMethod = "PUT"
+        do {
+            _ = try await manager(stubs).upload(StreamedRequestBody(once: chunks), for: request, serializer: HTTPResponseSerializer())
+            XCTFail("a failed body was sent as if whole")
+        } catch SessionError.bodyStreamFailed(let underlying) {
+            XCTAssertTrue(underlying is SourceFailed, "\(underlying)")
+        }
+        XCTAssertEqual(stubs.requests.count, 0, "nothing answered a body that never ended")
+    }
+
     func testManagersStubbingTheSameURLDifferentlyDoNotSeeEachOther() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<16 {

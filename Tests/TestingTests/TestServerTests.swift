@@ -110,6 +110,32 @@ final class TestServerTests: XCTestCase {
         XCTAssertEqual(streamed.body.trailers, ["X-Count": "7"])
     }
 
+    func testAStubTablesRoutesAnswerTheServersRequests() async throws {
+        let stubs = StubTransport()
+        let route = stubs.on("GET", "/v1/status").replies([.status(503), .text("ready")])
+        let server = try server(stubs.serverHandler)
+        let manager = manager()
+        let url = server.baseURL.appendingPathComponent("v1/status")
+        let anyStatus = HTTPResponseSerializer(acceptableStatusCodes: nil)
+        let first = try await manager.response(for: URLRequest(url: url), serializer: anyStatus)
+        let second = try await manager.response(for: URLRequest(url: url), serializer: anyStatus)
+        XCTAssertEqual([first.statusCode, second.statusCode], [503, 200])
+        XCTAssertEqual(second.value, Data("ready".utf8))
+        XCTAssertEqual(route.requests.map(\.connection), [1, 1], "recorded as the server received them")
+        XCTAssertEqual(server.requests.count, 2)
+    }
+
+    func testARequestNoStubRouteMatchesIsAnswered404NamingIt() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET", "/v1/status")
+        let server = try server(stubs.serverHandler)
+        let response = try await manager().response(
+            for: URLRequest(url: server.baseURL.appendingPathComponent("v1/other")), serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        XCTAssertEqual(response.statusCode, 404)
+        XCTAssertEqual(String(decoding: response.value ?? Data(), as: UTF8.self),
+                       "No stub matches GET \(server.baseURL.absoluteString)/v1/other (the nearest routes: GET /v1/status).")
+    }
+
     func testAMalformedRequestIsAnswered400AndTheConnectionClosed() throws {
         let server = try server { _ in .text("never") }
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -43,22 +43,29 @@ extension CurlTransfer {
             body = .stream(stream, consumed: true)
             let reference = StreamReference(stream: stream)
             DispatchQueue.global().async { [weak self, transport] in
-                let data = reference.readToEnd()
+                let read = reference.readToEnd()
                 transport.async { [weak self] in
                     guard let self, stubPlayback != nil else { return }
+                    guard let data = read.body else {
+                        // As a read callback's abort on a server's hop: the task ends with the
+                        // source's failure (the delegate reports it as `bodyStreamFailed`).
+                        stubPlayback?.stop()
+                        stubPlayback = nil
+                        return perform(machine.failed(read.failure ?? URLError(.requestBodyStreamExhausted)))
+                    }
                     hop.requestEnd = Date()
-                    answer(stub, body: data)
+                    answer(stub, body: data, trailers: read.trailers)
                 }
             }
         }
     }
 
-    private func answer(_ stub: TransportStub, body: Data) {
+    private func answer(_ stub: TransportStub, body: Data, trailers: [String: String] = [:]) {
         if !body.isEmpty {
             reportedUpload = Int64(body.count)
             events?.transferDidSendBodyData(totalBytesSent: Int64(body.count), totalBytesExpectedToSend: Int64(body.count))
         }
-        play(stub.respond(request, body))
+        play(stub.respond(request, body, trailers))
     }
 
     /// Plays `reply` after its delay; a pending one once it is given.
@@ -158,16 +165,19 @@ private struct StreamReference: @unchecked Sendable {
     // @unchecked: the stream is read by one thread only, while the transfer waits for it.
     let stream: InputStream
 
-    func readToEnd() -> Data {
+    /// The whole body and the trailer fields after it, or (`body` `nil`) the stream's failure.
+    func readToEnd() -> (body: Data?, trailers: [String: String], failure: (any Error)?) {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         if stream.streamStatus == .notOpen { stream.open() }
-        while true {
-            let count = stream.read(&buffer, maxLength: buffer.count)
-            guard count > 0 else { break }
-            data.append(buffer, count: count)
-        }
+        var count = 0
+        repeat {
+            count = stream.read(&buffer, maxLength: buffer.count)
+            if count > 0 { data.append(buffer, count: count) }
+        } while count > 0
+        let failure = count < 0 ? stream.streamError : nil
+        let trailers = (stream as? TrailingBodyStream)?.trailerFields ?? [:]
         stream.close()
-        return data
+        return count < 0 ? (nil, [:], failure) : (data, trailers, nil)
     }
 }

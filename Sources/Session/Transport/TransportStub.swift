@@ -11,10 +11,10 @@ import FoundationNetworking
 /// challenges by the manager's rules, the interceptors' retries, limits, the task's body sink,
 /// progress and metrics). Beyond AFNetworking.
 public final class TransportStub: Sendable, Hashable {
-    /// Answers one request.
-    package let respond: @Sendable (URLRequest, Data) -> StubbedReply
+    /// Answers one request: the request, its whole body, and the trailer fields after it.
+    package let respond: @Sendable (URLRequest, Data, [String: String]) -> StubbedReply
 
-    package init(respond: @escaping @Sendable (URLRequest, Data) -> StubbedReply) {
+    package init(respond: @escaping @Sendable (URLRequest, Data, [String: String]) -> StubbedReply) {
         self.respond = respond
     }
 
