@@ -62,4 +62,17 @@ public struct RecordedRequest: Sendable, Equatable {
 
     /// The body as UTF-8 text.
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body decoded from JSON as `type`, by `decoder`.
+    public func decoded<Value: Decodable>(as type: Value.Type = Value.self, decoder: JSONDecoder = JSONDecoder()) throws -> Value {
+        try decoder.decode(type, from: body)
+    }
+
+    /// The fields of a URL-encoded form body (`a=1&b=two`), decoded, in order.
+    public var formFields: [URLQueryItem] { Self.formFields(of: body) }
+
+    /// The fields of the URL-encoded form `body`.
+    static func formFields(of body: Data) -> [URLQueryItem] {
+        URLComponents(string: "?" + String(decoding: body, as: UTF8.self).replacingOccurrences(of: "+", with: "%20"))?.queryItems ?? []
+    }
 }

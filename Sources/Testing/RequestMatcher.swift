@@ -88,7 +88,7 @@ public struct BodyMatch: Sendable, CustomStringConvertible {
     /// A URL-encoded form with at least these fields.
     public static func form(_ fields: [String: String]) -> BodyMatch {
         .custom("form \(fields.keys.sorted().joined(separator: ", "))") { body, _ in
-            let items = URLComponents(string: "?" + String(decoding: body, as: UTF8.self).replacingOccurrences(of: "+", with: "%20"))?.queryItems ?? []
+            let items = RecordedRequest.formFields(of: body)
             return fields.allSatisfy { name, value in items.contains { $0.name == name && $0.value == value } }
         }
     }

@@ -47,6 +47,24 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(request.text, #"{"name":"Ada"}"#)
     }
 
+    func testARecordedJSONBodyDecodes() async throws {
+        struct NewUser: Codable, Equatable { var name: String }
+        let stubs = StubTransport()
+        stubs.on("POST", "/v1/users").reply(try .json(User(id: 2, name: "Ada"), status: 201))
+        let manager = manager(stubs)
+        manager.requestSerializer = JSONRequestSerializer()
+        let _: User = try await manager.post("v1/users", parameters: ["name": "Ada"])
+        XCTAssertEqual(try stubs.requests.first?.decoded(as: NewUser.self), NewUser(name: "Ada"))
+    }
+
+    func testARecordedFormBodyListsItsFields() async throws {
+        let stubs = StubTransport()
+        stubs.on("POST", "/v1/search").reply(try .json([User]()))
+        let _: [User] = try await manager(stubs).post("v1/search", parameters: ["q": "a b&c", "page": "2"])
+        XCTAssertEqual(stubs.requests.first?.formFields.sorted { $0.name < $1.name },
+                       [URLQueryItem(name: "page", value: "2"), URLQueryItem(name: "q", value: "a b&c")])
+    }
+
     func testRetriesGoThroughASequenceOfReplies() async throws {
         let stubs = StubTransport()
         let route = stubs.on("GET", "/v1/report").replies([.status(503), .status(503), .text("ready")])
