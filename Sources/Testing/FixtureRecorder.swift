@@ -12,14 +12,22 @@ import FoundationNetworking
 final class FixtureRecorder: Sendable {
     private let directory: URL
     private let manager: URLSessionManager
+    /// Whether the recorder made `manager` (and so invalidates it when it goes).
+    private let ownsManager: Bool
 
-    init(directory: URL, manager: URLSessionManager) {
+    /// A recorder writing under `directory`, sending with `manager`, or when `nil` with one of its
+    /// own that hands redirects back.
+    init(directory: URL, manager: URLSessionManager?) {
         self.directory = directory
-        self.manager = manager
+        ownsManager = manager == nil
+        self.manager = manager ?? Self.managerStoppingAtRedirects()
     }
 
-    /// A manager that stops at redirects, for recording.
-    static func defaultManager() -> URLSessionManager {
+    deinit {
+        if ownsManager { manager.invalidateSession(cancelingTasks: false) }
+    }
+
+    private static func managerStoppingAtRedirects() -> URLSessionManager {
         let manager = URLSessionManager()
         var overrides = SessionDelegateOverrides()
         overrides.taskWillPerformHTTPRedirection = { _, _, _, _ in nil }

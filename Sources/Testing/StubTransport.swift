@@ -105,7 +105,7 @@ public final class StubTransport: Sendable {
     /// rest: the first run records, the runs after it need no server. The default manager hands
     /// redirects back, so that the manager under test follows them by its own rules.
     public func record(unmatchedTo directory: URL, with manager: URLSessionManager? = nil) {
-        let recorder = FixtureRecorder(directory: directory, manager: manager ?? FixtureRecorder.defaultManager())
+        let recorder = FixtureRecorder(directory: directory, manager: manager)
         state.withLock { $0.recorder = recorder }
     }
 
