@@ -69,7 +69,8 @@ static struct {
     const char *(*cipher_get_name)(const void *);
 } api;
 
-// The exit gate. OpenSSL registers OPENSSL_cleanup with atexit, which frees its global state
+// The exit gate. Where OpenSSL was initialized before the bridge (see `load`, which asks for no
+// clean-up at exit when it is first), OpenSSL has registered OPENSSL_cleanup with atexit, which frees its global state
 // (the ex_data locks among it) while other threads may still be inside libcurl or OpenSSL:
 // a manager released on a dispatch worker as the process exits ran curl_multi_cleanup ->
 // SSL_CTX_free -> X509_STORE_free -> CRYPTO_free_ex_data on a freed lock and crashed (SEGV
@@ -192,9 +193,15 @@ static void load(void) {
         snprintf(load_error, sizeof load_error, "CRYPTO_get_ex_new_index failed");
         return;
     }
-    // OpenSSL registers its atexit clean-up on its first initialization (this call or an
-    // earlier one); handlers run in reverse order, so the gate closes before OpenSSL cleans up.
-    if (!api.init_ssl(0, NULL)) {
+    // OpenSSL registers its atexit clean-up on its first initialization unless asked not to
+    // (OPENSSL_INIT_NO_ATEXIT). Where this is the first (the managers load the bridge before
+    // their URLSession initializes libcurl), there is no clean-up at exit, so nothing frees
+    // OpenSSL's state under a thread still using it: not only the calls behind the gate but
+    // also what no gate can cover, such as OpenSSL's own thread-exit handlers on a dispatch
+    // worker retiring as the process exits (a residual SEGV in CRYPTO_THREAD_unlock under the
+    // thread sanitizer). Where something initialized OpenSSL earlier, its clean-up is
+    // registered already; handlers run in reverse order, so the gate closes before it runs.
+    if (!api.init_ssl(0x00080000, NULL)) { // OPENSSL_INIT_NO_ATEXIT
         snprintf(load_error, sizeof load_error, "OPENSSL_init_ssl failed");
         return;
     }
