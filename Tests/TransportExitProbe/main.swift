@@ -9,6 +9,15 @@ import FoundationNetworking
 // workers (curl_multi_cleanup -> SSL_CTX_free), racing OpenSSL's own clean-up at exit.
 // Arguments: the TLS server's base URL, the fixture directory, how many managers, and how
 // many microseconds to wait between invalidating them and calling exit(0).
+// Registered before anything loads OpenSSL, so it runs after every exit handler registered
+// later, OpenSSL's own clean-up among them if one was registered: OpenSSL refuses to initialize
+// again once cleaned up, and that is reported (the library initializes OpenSSL without one).
+atexit {
+    guard let crypto = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_NOLOAD), let symbol = dlsym(crypto, "OPENSSL_init_crypto") else { return }
+    let initialize = unsafeBitCast(symbol, to: (@convention(c) (UInt64, OpaquePointer?) -> Int32).self)
+    // OPENSSL_INIT_BASE_ONLY: after a clean-up, fail without touching the freed error state.
+    if initialize(0x0004_0000, nil) != 1 { FileHandle.standardError.write(Data("OpenSSL was cleaned up at exit\n".utf8)) }
+}
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let base = URL(string: arguments[1]), let count = Int(arguments[3]), let delay = UInt32(arguments[4]) else {
     FileHandle.standardError.write(Data("usage: transport-exit-probe BASE_URL FIXTURES MANAGERS DELAY_US\n".utf8))

@@ -72,7 +72,9 @@ final class TransportTeardownConcurrencyTests: XCTestCase {
     /// A process that exits while its managers' transports are torn down on dispatch workers:
     /// OpenSSL's clean-up at exit must not pull its state from under the teardown. Before the
     /// bridge's exit gate, `transport-exit-probe` crashed in about one run in four under the
-    /// thread sanitizer (SEGV in CRYPTO_free_ex_data below curl_multi_cleanup).
+    /// thread sanitizer (SEGV in CRYPTO_free_ex_data below curl_multi_cleanup). The probe also
+    /// reports on standard error when OpenSSL was cleaned up at exit at all, which the bridge,
+    /// initializing OpenSSL first, asks it not to do.
     func testProcessExitingWhileTransportsAreTornDownExitsCleanly() throws {
         let server = try TLSServer.named("localhost")
         let probe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("transport-exit-probe")
