@@ -6,7 +6,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// The method, compared in any case; `nil` for any.
     public var method: String?
     /// The URL's path (`/v1/users/1`), or a whole absolute URL without its query
-    /// (`https://api.example.com/v1/users/1`); `nil` for any.
+    /// (`https://api.example.com/v1/users/1`); a segment `*` matches any one segment
+    /// (`/v1/users/*`); `nil` for any.
     public var path: String?
     /// Query items that must be present with these values (others may be too).
     public var query: [String: String]
@@ -42,10 +43,21 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
 
     private static func path(_ path: String, matches request: RecordedRequest) -> Bool {
-        guard path.contains("://") else { return request.url?.path == path || request.path == path }
+        guard path.contains("://") else {
+            return request.url.map { pattern(path, matches: $0.path) } == true || pattern(path, matches: request.path)
+        }
         guard let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return false }
         components.query = nil
-        return components.url?.absoluteString == path
+        return components.url.map { pattern(path, matches: $0.absoluteString) } ?? false
+    }
+
+    /// Whether `candidate` is `pattern`, a `*` segment of the pattern standing for any one
+    /// non-empty segment.
+    static func pattern(_ pattern: String, matches candidate: String) -> Bool {
+        guard pattern.contains("*") else { return pattern == candidate }
+        let expected = pattern.split(separator: "/", omittingEmptySubsequences: false)
+        let actual = candidate.split(separator: "/", omittingEmptySubsequences: false)
+        return expected.count == actual.count && zip(expected, actual).allSatisfy { $0 == "*" ? !$1.isEmpty : $0 == $1 }
     }
 
     /// "METHOD path", then the query, header names and body required, as errors name the route.

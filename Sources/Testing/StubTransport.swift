@@ -32,9 +32,15 @@ public final class StubTransport: Sendable {
 
     private let state = Locked(State())
     private let stub: TransportStub
+    /// The base the routes' paths are resolved against, when set.
+    public let baseURL: URL?
 
-    /// An empty table: every request fails as unmatched until routes are added.
-    public init() {
+    /// An empty table: every request fails as unmatched until routes are added. With a
+    /// `baseURL`, a route's path (`/v1/users/1`) means that path under the base
+    /// (`https://api.example.com/v1/users/1`), so a request to another host or port does not
+    /// match it; without one (the default), a path matches on any host.
+    public init(baseURL: URL? = nil) {
+        self.baseURL = baseURL
         let state = self.state
         stub = TransportStub { request, body, trailers in
             var recorded = Self.recorded(request, body: body)
@@ -80,14 +86,24 @@ public final class StubTransport: Sendable {
     /// The transport to make the manager with.
     public var transport: HTTPTransport { .stubbed(stub) }
 
-    /// Adds a route for requests with `method` (any when `nil`) to `path` (a path, or an
-    /// absolute URL without its query), with at least these `query` items and `headers`, and a
-    /// body that `body` accepts. It answers 200 with no body until given a reply.
+    /// Adds a route for requests with `method` (any when `nil`) to `path` (a path, under
+    /// `baseURL` when set, or an absolute URL without its query; a `*` segment matches any one
+    /// segment), with at least these `query` items and `headers`, and a body that `body`
+    /// accepts. It answers 200 with no body until given a reply.
     @discardableResult
     public func on(
         _ method: String? = nil, _ path: String? = nil, query: [String: String] = [:], headers: [String: String] = [:], body: BodyMatch? = nil
     ) -> StubRoute {
-        on(RequestMatcher(method: method, path: path, query: query, headers: headers, body: body))
+        on(RequestMatcher(method: method, path: path.map(resolved), query: query, headers: headers, body: body))
+    }
+
+    /// `path` under `baseURL` (which may have a path of its own), when it is set and `path` is
+    /// not an absolute URL.
+    private func resolved(_ path: String) -> String {
+        guard let baseURL, !path.contains("://") else { return path }
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + (path.hasPrefix("/") ? path : "/" + path)
     }
 
     /// Adds a route for the requests `matcher` matches.

@@ -25,6 +25,15 @@ final class RequestMatcherTests: XCTestCase {
         XCTAssertFalse(RequestMatcher(path: "https://other.example.com/v1/items").matches(request()))
     }
 
+    func testAStarSegmentMatchesAnyOneSegment() {
+        XCTAssertTrue(RequestMatcher(path: "/v1/*").matches(request()))
+        XCTAssertTrue(RequestMatcher(path: "/*/items").matches(request()))
+        XCTAssertTrue(RequestMatcher(path: "https://api.example.com/v1/*").matches(request()))
+        XCTAssertFalse(RequestMatcher(path: "/*").matches(request()), "one segment, not two")
+        XCTAssertFalse(RequestMatcher(path: "/v1/items/*").matches(request()), "not an empty one")
+        XCTAssertFalse(RequestMatcher(path: "https://*.example.com/v1/items").matches(request()), "a host is not a segment pattern")
+    }
+
     func testQueryItemsAndHeadersMustBePresentWithTheirValues() {
         XCTAssertTrue(RequestMatcher(query: ["page": "2"]).matches(request()))
         XCTAssertFalse(RequestMatcher(query: ["page": "3"]).matches(request()))

@@ -300,6 +300,23 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(stubs.requests.count, 0, "nothing answered a body that never ended")
     }
 
+    func testWithABaseURLAPathMatchesOnlyUnderIt() async throws {
+        let stubs = StubTransport(baseURL: URL(string: "https://api.example.com/v2/")!)
+        let route = stubs.on("GET", "users/*").reply(.text("user"))
+        let manager = URLSessionManager(transport: stubs.transport)
+        manager.responseSerializer = HTTPResponseSerializer()
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        let user = try await manager.data(for: URLRequest(url: URL(string: "https://api.example.com/v2/users/7")!))
+        XCTAssertEqual(user.value, Data("user".utf8))
+        XCTAssertEqual(route.description, "GET https://api.example.com/v2/users/*")
+        for other in ["https://other.example.com/v2/users/7", "https://api.example.com:8443/v2/users/7", "https://api.example.com/v1/users/7"] {
+            do {
+                _ = try await manager.data(for: URLRequest(url: URL(string: other)!))
+                XCTFail("\(other) matched a route under another base")
+            } catch is StubError {}
+        }
+    }
+
     func testManagersStubbingTheSameURLDifferentlyDoNotSeeEachOther() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<16 {
