@@ -1,3 +1,4 @@
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
@@ -33,6 +34,31 @@ final class LifecycleTests: XCTestCase {
         }()
         waitUntil { weakManager == nil }
         XCTAssertNil(weakManager)
+    }
+
+    func testAManagerAndItsAuthenticatorAreReleasedAfterARefresh() throws {
+        weak var weakManager: URLSessionManager?
+        weak var weakAuthenticator: Authenticator<String>?
+        try {
+            let stubs = StubTransport()
+            stubs.on("GET", "/v1/private").reply { request in .status(request.value(forHeader: "Authorization") == "Bearer fresh" ? 200 : 401) }
+            let manager = URLSessionManager(transport: stubs.transport)
+            let authenticator = Authenticator<String>(credential: "stale", apply: { token, request in
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            }, refresh: { _ in "fresh" })
+            manager.interceptor = authenticator
+            weakManager = manager
+            weakAuthenticator = authenticator
+            let completion = try complete { handler in
+                manager.resume(try manager.dataTask(with: URLRequest(url: URL(string: "https://api.example.com/v1/private")!), completionHandler: handler))
+            }
+            XCTAssertEqual(completion.status, 200)
+            XCTAssertEqual(authenticator.refreshCount, 1)
+            manager.invalidateSession(cancelingTasks: false)
+        }()
+        waitUntil { weakManager == nil && weakAuthenticator == nil }
+        XCTAssertNil(weakManager)
+        XCTAssertNil(weakAuthenticator)
     }
 
     func testManagerInvalidatedWhileTasksRunIsReleasedAfterThem() throws {
