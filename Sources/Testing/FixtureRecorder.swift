@@ -35,11 +35,11 @@ final class FixtureRecorder: Sendable {
         return manager
     }
 
-    /// The reply to `request` (with `body`): pending until the real exchange is over.
-    func reply(to request: URLRequest, body: Data) -> StubbedReply {
-        StubbedReply(outcome: .pending { [self] answer in
-            Task { answer(await exchange(request, body: body)) }
-        })
+    /// The answer to `request` (with `body`): given once the real exchange is over.
+    func answer(_ request: URLRequest, body: Data) -> StubAnswer {
+        .later { [self] reply in
+            Task { reply(await exchange(request, body: body)) }
+        }
     }
 
     private func exchange(_ request: URLRequest, body: Data) async -> StubbedReply {

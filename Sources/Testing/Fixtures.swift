@@ -137,7 +137,7 @@ extension StubTransport {
                 query: Dictionary(query.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first }))
             var reply = StubReply.status(fixture.exchange.status, body: fixture.body)
             reply.fields = Fixtures.replayedFields(fixture.exchange.responseFields.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
-            if let index = routes.firstIndex(where: { $0.matcher.description == matcher.description }) {
+            if let index = routes.firstIndex(where: { $0.matcher.method == matcher.method && $0.matcher.path == matcher.path && $0.matcher.query == matcher.query }) {
                 routes[index].replies.append(reply)
             } else {
                 routes.append((matcher, [reply]))

@@ -46,10 +46,10 @@ public final class StubTransport: Sendable {
             var recorded = Self.recorded(request, body: body)
             recorded.trailers = trailers.sorted { $0.key < $1.key }.map { RecordedRequest.Field(name: $0.key, value: $0.value) }
             switch Self.answer(recorded, in: state) {
-            case .success(let reply): return reply.stubbed(forMethod: recorded.method)
+            case .success(let reply): return .now(reply.stubbed(forMethod: recorded.method))
             case .failure(let error):
-                if let recorder = state.withLock({ $0.recorder }) { return recorder.reply(to: request, body: body) }
-                return StubbedReply(outcome: .taskFailure(error))
+                if let recorder = state.withLock({ $0.recorder }) { return recorder.answer(request, body: body) }
+                return .now(StubbedReply(outcome: .taskFailure(error)))
             }
         }
     }

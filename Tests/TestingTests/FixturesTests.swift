@@ -59,6 +59,20 @@ final class FixturesTests: XCTestCase {
         XCTAssertEqual((folder[.posixPermissions] as? NSNumber)?.intValue, 0o700)
     }
 
+    /// Stubs with no route, recording every request under `fixtures`.
+    private func recordingStubs(into fixtures: URL) -> StubTransport {
+        let stubs = StubTransport()
+        stubs.record(unmatchedTo: fixtures)
+        return stubs
+    }
+
+    /// Stubs answering by the fixtures under `fixtures`.
+    private func replayingStubs(of fixtures: URL) throws -> StubTransport {
+        let stubs = StubTransport()
+        try stubs.replay(fixturesAt: fixtures)
+        return stubs
+    }
+
     /// The fixture folders under `directory`, by name.
     private func folders(_ directory: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
@@ -74,8 +88,7 @@ final class FixturesTests: XCTestCase {
         let fixtures = directory()
         let item = server.baseURL.appendingPathComponent("v1/items/7")
         let page = server.baseURL.appendingPathComponent("v1/items").appending(queryItems: [URLQueryItem(name: "page", value: "2")])
-        let recording = StubTransport()
-        recording.record(unmatchedTo: fixtures)
+        let recording = recordingStubs(into: fixtures)
         let recorded = manager(recording.transport)
         let first = try await text(recorded, item)
         let second = try await text(recorded, page)
@@ -83,8 +96,7 @@ final class FixturesTests: XCTestCase {
         XCTAssertEqual(try folders(fixtures), ["0001-GET-v1-items-7", "0002-GET-v1-items"])
         server.stop()
 
-        let replaying = StubTransport()
-        try replaying.replay(fixturesAt: fixtures)
+        let replaying = try replayingStubs(of: fixtures)
         replaying.record(unmatchedTo: fixtures)
         let replayed = manager(replaying.transport)
         let again = try await text(replayed, item)
@@ -100,14 +112,13 @@ final class FixturesTests: XCTestCase {
         let fixtures = directory()
         let list = server.baseURL.appendingPathComponent("v1/items")
         let page = list.appending(queryItems: [URLQueryItem(name: "page", value: "2")])
-        let recording = StubTransport()
-        recording.record(unmatchedTo: fixtures)
-        _ = try await text(manager(recording.transport), list)
-        _ = try await text(manager(recording.transport), page)
+        let recording = recordingStubs(into: fixtures)
+        let recorded = manager(recording.transport)
+        _ = try await text(recorded, list)
+        _ = try await text(recorded, page)
         server.stop()
 
-        let replaying = StubTransport()
-        try replaying.replay(fixturesAt: fixtures)
+        let replaying = try replayingStubs(of: fixtures)
         let replayed = manager(replaying.transport)
         let pageText = try await text(replayed, page)
         let listText = try await text(replayed, list)
@@ -121,14 +132,13 @@ final class FixturesTests: XCTestCase {
         defer { server.stop() }
         let fixtures = directory()
         let url = server.baseURL.appendingPathComponent("v1/status")
-        let recording = StubTransport()
-        recording.record(unmatchedTo: fixtures)
-        _ = try await text(manager(recording.transport), url)
-        _ = try await text(manager(recording.transport), url)
+        let recording = recordingStubs(into: fixtures)
+        let recorded = manager(recording.transport)
+        _ = try await text(recorded, url)
+        _ = try await text(recorded, url)
         server.stop()
 
-        let replaying = StubTransport()
-        try replaying.replay(fixturesAt: fixtures)
+        let replaying = try replayingStubs(of: fixtures)
         let replayed = manager(replaying.transport)
         var texts: [String] = []
         for _ in 0..<3 { texts.append(try await text(replayed, url)) }
@@ -139,8 +149,7 @@ final class FixturesTests: XCTestCase {
         let server = try TestServer { request in request.path == "/old" ? ServerReply.status(302, fields: ["Location": "/new"]) : .text("moved here") }
         defer { server.stop() }
         let fixtures = directory()
-        let recording = StubTransport()
-        recording.record(unmatchedTo: fixtures)
+        let recording = recordingStubs(into: fixtures)
         let body = try await text(manager(recording.transport), server.baseURL.appendingPathComponent("old"))
         XCTAssertEqual(body, "moved here")
         XCTAssertEqual(recording.requests.map(\.path), ["/old", "/new"])
@@ -153,13 +162,11 @@ final class FixturesTests: XCTestCase {
         let server = try TestServer { _ in .text("no such item", status: 404) }
         defer { server.stop() }
         let fixtures = directory()
-        let recording = StubTransport()
-        recording.record(unmatchedTo: fixtures)
+        let recording = recordingStubs(into: fixtures)
         let url = server.baseURL.appendingPathComponent("v1/items/9")
         let live = try await manager(recording.transport).response(for: URLRequest(url: url), serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
         server.stop()
-        let replaying = StubTransport()
-        try replaying.replay(fixturesAt: fixtures)
+        let replaying = try replayingStubs(of: fixtures)
         let replayed = try await manager(replaying.transport).response(for: URLRequest(url: url), serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
         XCTAssertEqual([live.statusCode, replayed.statusCode], [404, 404])
         XCTAssertEqual(replayed.value, Data("no such item".utf8))
@@ -169,8 +176,7 @@ final class FixturesTests: XCTestCase {
         let server = try TestServer { _ in .status(200, fields: ["Set-Cookie": "session=abc"], body: Data("ok".utf8)) }
         defer { server.stop() }
         let fixtures = directory()
-        let recording = StubTransport()
-        recording.record(unmatchedTo: fixtures)
+        let recording = recordingStubs(into: fixtures)
         var request = URLRequest(url: server.baseURL.appendingPathComponent("login").appending(queryItems: [URLQueryItem(name: "api_key", value: "k-123")]))
         request.setValue("Bearer secret-token", forHTTPHeaderField: "Authorization")
         _ = try await manager(recording.transport).data(for: request)
@@ -185,8 +191,7 @@ final class FixturesTests: XCTestCase {
         let url = server.baseURL.appendingPathComponent("v1/items")
         server.stop()
         let fixtures = directory()
-        let recording = StubTransport()
-        recording.record(unmatchedTo: fixtures)
+        let recording = recordingStubs(into: fixtures)
         do {
             _ = try await manager(recording.transport).data(for: URLRequest(url: url))
             XCTFail("expected the connection to be refused")
@@ -199,8 +204,7 @@ final class FixturesTests: XCTestCase {
     func testCancellingWhileARecordingWaitsEndsTheTaskAtOnceAndOnce() async throws {
         let server = try TestServer { _ in ServerReply.text("late").delayed(by: 1) }
         defer { server.stop() }
-        let recording = StubTransport()
-        recording.record(unmatchedTo: directory())
+        let recording = recordingStubs(into: directory())
         let manager = manager(recording.transport)
         let recorder = CompletionCounter()
         let task = try manager.dataTask(with: URLRequest(url: server.baseURL.appendingPathComponent("slow")), completionHandler: recorder.handler)

@@ -140,27 +140,29 @@ final class TestServerTLSTests: XCTestCase {
         XCTAssertEqual(client.certificate.subjectCommonName, "AFNetworkingTesting client")
     }
 
-    func testAClientWithoutACertificateIsRefusedAndSendsNoRequest() async throws {
+    /// The error code a request to a server requiring another client's certificate fails with,
+    /// the manager presenting `presented` (none when `nil`), and how many requests the server got.
+    private func refusal(presenting presented: TestClientIdentity?) async throws -> (code: URLError.Code?, requests: Int) {
         let (server, manager) = try mutualTLS(try TestClientIdentity())
+        manager.clientIdentity = presented?.identity
         do {
             _ = try await manager.data(for: URLRequest(url: server.baseURL))
-            XCTFail("the handshake went through without a client certificate")
+            return (nil, server.requests.count)
         } catch let error as URLError {
-            XCTAssertEqual(error.code, .clientCertificateRequired)
+            return (error.code, server.requests.count)
         }
-        XCTAssertEqual(server.requests.count, 0)
+    }
+
+    func testAClientWithoutACertificateIsRefusedAndSendsNoRequest() async throws {
+        let outcome = try await refusal(presenting: nil)
+        XCTAssertEqual(outcome.code, .clientCertificateRequired)
+        XCTAssertEqual(outcome.requests, 0)
     }
 
     func testAClientCertificateFromAnotherIssuerIsRefused() async throws {
-        let (server, manager) = try mutualTLS(try TestClientIdentity())
-        manager.clientIdentity = try TestClientIdentity().identity
-        do {
-            _ = try await manager.data(for: URLRequest(url: server.baseURL))
-            XCTFail("a certificate from another issuer was accepted")
-        } catch let error as URLError {
-            XCTAssertEqual(error.code, .clientCertificateRejected)
-        }
-        XCTAssertEqual(server.requests.count, 0)
+        let outcome = try await refusal(presenting: try TestClientIdentity())
+        XCTAssertEqual(outcome.code, .clientCertificateRejected)
+        XCTAssertEqual(outcome.requests, 0)
     }
 
     func testAServerAskingForNoCertificateRecordsNone() async throws {

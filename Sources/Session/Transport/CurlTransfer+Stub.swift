@@ -65,21 +65,23 @@ extension CurlTransfer {
             reportedUpload = Int64(body.count)
             events?.transferDidSendBodyData(totalBytesSent: Int64(body.count), totalBytesExpectedToSend: Int64(body.count))
         }
-        play(stub.respond(request, body, trailers))
-    }
-
-    /// Plays `reply` after its delay; a pending one once it is given.
-    private func play(_ reply: StubbedReply) {
-        guard case .pending(let start) = reply.outcome else {
-            stubPlayback?.reply = reply
-            return after(reply.delay) { $0.beginStubReply() }
-        }
-        start { [weak self, transport] answer in
-            transport.async { [weak self] in
-                guard let self, stubPlayback != nil, stubPlayback?.reply == nil else { return }
-                play(answer)
+        switch stub.respond(request, body, trailers) {
+        case .now(let reply):
+            play(reply)
+        case .later(let start):
+            start { [weak self, transport] reply in
+                transport.async { [weak self] in
+                    guard let self, stubPlayback != nil, stubPlayback?.reply == nil else { return }
+                    play(reply)
+                }
             }
         }
+    }
+
+    /// Plays `reply` after its delay.
+    private func play(_ reply: StubbedReply) {
+        stubPlayback?.reply = reply
+        after(reply.delay) { $0.beginStubReply() }
     }
 
     /// Ends the hop with a timeout when the idle or the total one has run out, or checks again
@@ -117,9 +119,6 @@ extension CurlTransfer {
             perform(machine.failed(error))
         case .transportFailure(let error):
             endStubHop(failure: error)
-        case .pending:
-            // `play` never keeps a pending reply.
-            endStubHop(failure: error(for: CurlCode.writeError))
         case .response(let status, let fields, _, let trailers):
             hop.receivedResponseBytes = true
             hop.headerLines = ["HTTP/1.1 \(status) Stubbed"] + fields.map { "\($0.name): \($0.value)" }

@@ -12,9 +12,9 @@ import FoundationNetworking
 /// progress and metrics). Beyond AFNetworking.
 public final class TransportStub: Sendable, Hashable {
     /// Answers one request: the request, its whole body, and the trailer fields after it.
-    package let respond: @Sendable (URLRequest, Data, [String: String]) -> StubbedReply
+    package let respond: @Sendable (URLRequest, Data, [String: String]) -> StubAnswer
 
-    package init(respond: @escaping @Sendable (URLRequest, Data, [String: String]) -> StubbedReply) {
+    package init(respond: @escaping @Sendable (URLRequest, Data, [String: String]) -> StubAnswer) {
         self.respond = respond
     }
 
@@ -27,7 +27,17 @@ public final class TransportStub: Sendable, Hashable {
     }
 }
 
-/// A stub's answer to one request, as the transport plays it.
+/// When a stub answers a request.
+package enum StubAnswer: Sendable {
+    /// At once, with this reply.
+    case now(StubbedReply)
+    /// Later: the closure is called once with a function to hand the reply to (from any thread,
+    /// at most once; a reply to a task that has ended is dropped). The task's idle and total
+    /// timeouts run while it waits.
+    case later(@Sendable (_ reply: @escaping @Sendable (StubbedReply) -> Void) -> Void)
+}
+
+/// A stub's reply to one request, as the transport plays it.
 package struct StubbedReply: Sendable {
     package enum Outcome: Sendable {
         /// A response: its status line's code, header fields, body in chunks, and the trailer
@@ -37,10 +47,6 @@ package struct StubbedReply: Sendable {
         case transportFailure(URLError)
         /// The task fails with this error at once (no retry).
         case taskFailure(any Error)
-        /// The answer comes later: the closure is called once with a function to hand it to
-        /// (from any thread, at most once; an answer to a task that has ended is dropped). The
-        /// task's idle and total timeouts run while it waits.
-        case pending(@Sendable (_ answer: @escaping @Sendable (StubbedReply) -> Void) -> Void)
     }
 
     package var outcome: Outcome
