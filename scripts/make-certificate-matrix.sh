@@ -8,7 +8,9 @@
 #
 # matrix.tsv, one row a line: name, host the client asks for, the chain the server presents
 # (leaf first), the client's trust anchors, the verdict the library must give, OpenSSL's and
-# curl's verdicts (`accept`, or `reject` and the reason), and what the row tries.
+# curl's verdicts (`accept`, or `reject` and the reason), what the row tries, and the pin if the
+# row pins one (`key:NAME`, NAME's public key; `cert:NAME`, NAME's certificate; curl is given
+# NAME's public key as --pinnedpubkey for both).
 # The expected verdict is `reject` whenever OpenSSL or curl rejects: the library is at least as
 # strict as both.
 set -euo pipefail
@@ -64,8 +66,8 @@ cert intermediate "/CN=Matrix Intermediate CA" root "$ca"
 cert other-root "/CN=Matrix Other Root CA" self "$ca"
 
 rows=()
-# row NAME HOST CHAIN ANCHORS EXPECTED WHAT
-row() { rows+=("$1|$2|$3|$4|$5|$6"); }
+# row NAME HOST CHAIN ANCHORS EXPECTED WHAT [PIN]
+row() { rows+=("$1|$2|$3|$4|$5|$6|${7:-}"); }
 # simple NAME HOST EXPECTED WHAT SAN [EKU] [KU]: a leaf under the intermediate, anchored at the root.
 simple() {
     cert "$1" "/CN=$2" intermediate "$(leaf "$5" "${6-serverAuth}" "${7-digitalSignature,keyEncipherment}")"
@@ -187,11 +189,19 @@ cert cross "/CN=Matrix Intermediate CA" old-root "$ca" 20000101000000Z 201001010
 row cross-signed-valid-path localhost "eku-server-auth,cross,intermediate" root accept "leaf, intermediate and an expired cross certificate; the root is trusted"
 row cross-signed-expired-path localhost "eku-server-auth,cross" old-root reject "only the path through the expired cross certificate reaches a trusted root"
 
+# Pinning: a pin is looked for in the chain that verified (leaf to anchor), never among extra
+# certificates the server sends: an impostor holding any valid certificate for the host appends
+# the real server's, which is public (OkHttp's CVE-2016-2402; curl's --pinnedpubkey checks the leaf).
+row pin-leaf-key localhost "eku-server-auth,intermediate" root accept "the leaf's public key pinned" key:eku-server-auth
+row pin-key-appended localhost "eku-server-auth,intermediate,ku-digital-signature" root reject "the pinned key only in another valid certificate for the host, appended after the chain" key:ku-digital-signature
+row pin-key-unrelated-extra localhost "eku-server-auth,intermediate,self-signed" root reject "the pinned key only in an unrelated extra certificate" key:self-signed
+row pin-certificate-appended localhost "eku-server-auth,intermediate,ku-digital-signature" root reject "the pinned certificate only appended after the chain" cert:ku-digital-signature
+
 mkdir -p "$out"
 rm -f "$out"/*.pem "$out"/*.key "$out/matrix.tsv"
 declare -A copied
 for entry in "${rows[@]}"; do
-    IFS='|' read -r name host chain anchors expected what <<<"$entry"
+    IFS='|' read -r name host chain anchors expected what pin <<<"$entry"
     for file in ${chain//,/ } ${anchors//,/ }; do
         [ -n "${copied[$file]:-}" ] && continue
         copied[$file]=1
@@ -204,7 +214,7 @@ done
 # OpenSSL's verdicts.
 verdicts_openssl=()
 for entry in "${rows[@]}"; do
-    IFS='|' read -r name host chain anchors expected what <<<"$entry"
+    IFS='|' read -r name host chain anchors expected what pin <<<"$entry"
     leaf_file="${chain%%,*}"
     cat /dev/null > untrusted.pem
     for file in $(echo "${chain#"$leaf_file"}" | tr ',' ' '); do cat "$out/$file.pem" >> untrusted.pem; done
@@ -223,7 +233,7 @@ done
 
 # curl's verdicts, against the matrix server.
 for entry in "${rows[@]}"; do
-    IFS='|' read -r name host chain anchors expected what <<<"$entry"
+    IFS='|' read -r name host chain anchors expected what pin <<<"$entry"
     printf '%s\t%s\t%s\n' "$name" "$host" "$chain"
 done > rows.tsv
 python3 "$root/scripts/tls_matrix_server.py" "$out" rows.tsv > ports.txt 2>server.log &
@@ -231,11 +241,14 @@ server=$!
 for _ in $(seq 100); do grep -q '^ready' ports.txt 2>/dev/null && break; sleep 0.1; done
 verdicts_curl=()
 for entry in "${rows[@]}"; do
-    IFS='|' read -r name host chain anchors expected what <<<"$entry"
+    IFS='|' read -r name host chain anchors expected what pin <<<"$entry"
     port="$(awk -v row="$name" '$1 == row { print $2 }' ports.txt)"
     cat /dev/null > anchors.pem
     for file in ${anchors//,/ }; do cat "$out/$file.pem" >> anchors.pem; done
-    if curl -s -o /dev/null --max-time 10 --cacert anchors.pem "https://$host:$port/"; then
+    pinning=()
+    [ -n "$pin" ] && pinning=(--pinnedpubkey "sha256//$(openssl x509 -in "$out/${pin#*:}.pem" -pubkey -noout \
+        | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64)")
+    if curl -s -o /dev/null --max-time 10 --cacert anchors.pem "${pinning[@]}" "https://$host:$port/"; then
         verdicts_curl+=("accept")
     else
         verdicts_curl+=("reject: exit $?")
@@ -243,18 +256,18 @@ for entry in "${rows[@]}"; do
 done
 
 {
-    printf '# name\thost\tchain\tanchors\texpected\topenssl\tcurl\twhat\n'
+    printf '# name\thost\tchain\tanchors\texpected\topenssl\tcurl\twhat\tpin\n'
     for index in "${!rows[@]}"; do
-        IFS='|' read -r name host chain anchors expected what <<<"${rows[$index]}"
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$host" "$chain" "$anchors" "$expected" \
-            "${verdicts_openssl[$index]}" "${verdicts_curl[$index]}" "$what"
+        IFS='|' read -r name host chain anchors expected what pin <<<"${rows[$index]}"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$host" "$chain" "$anchors" "$expected" \
+            "${verdicts_openssl[$index]}" "${verdicts_curl[$index]}" "$what" "$pin"
     done
 } > "$out/matrix.tsv"
 
 # The library must be at least as strict as both: an expected `accept` that either refuses is an
 # error in the matrix.
 status=0
-while IFS=$'\t' read -r name host chain anchors expected openssl_verdict curl_verdict what; do
+while IFS=$'\t' read -r name host chain anchors expected openssl_verdict curl_verdict what pin; do
     [[ "$name" == \#* ]] && continue
     if [ "$expected" = accept ] && { [ "$openssl_verdict" != accept ] || [ "$curl_verdict" != accept ]; }; then
         echo "row $name: expected accept, but openssl says '$openssl_verdict' and curl '$curl_verdict'" >&2

@@ -84,15 +84,20 @@ public struct SecurityPolicy: Sendable, Hashable {
     ///    system's) and, with domain validation, the leaf names the domain;
     /// 3. `.none`: trusted when valid or invalid certificates are allowed; otherwise an
     ///    invalid chain is rejected unless allowed, then
-    ///    `.certificate`: some certificate of the chain is pinned;
-    ///    `.publicKey`: some public key of the chain is pinned.
+    ///    `.certificate`: some certificate of the verified chain is pinned;
+    ///    `.publicKey`: some public key of the verified chain is pinned.
+    /// The verified chain is the path OpenSSL built from the leaf to a trust anchor, as
+    /// AFNetworking pins the evaluated trust chain; where the chain did not verify (invalid
+    /// certificates allowed) it is the leaf alone. Other certificates the server sends prove
+    /// nothing: an impostor holding any valid certificate for the host can append the real
+    /// server's, which is public (OkHttp's CVE-2016-2402).
     public func evaluation(of serverTrust: ServerTrust, forDomain domain: String?) -> TrustEvaluation {
         guard let leaf = serverTrust.certificates.first else { return .rejected(.noCertificates) }
         if domain != nil, allowInvalidCertificates, validatesDomainName, pinningMode == .none || pinnedCertificates.isEmpty {
             return .rejected(.domainValidationNeedsPinning)
         }
         let anchors = pinningMode == .certificate ? pinnedCertificates : anchorCertificates
-        var verifiedChain = serverTrust.certificates.map(\.derEncoded)
+        var verifiedChain = [leaf.derEncoded]
         var invalidity: TrustFailure?
         switch ChainVerifier.verify(serverTrust.certificates, anchors: anchors, partialChains: trustsPartialChains) {
         case .success(let chain): verifiedChain = chain
@@ -112,7 +117,8 @@ public struct SecurityPolicy: Sendable, Hashable {
             return verifiedChain.contains(where: pinned.contains) ? .trusted : .rejected(.noPinnedCertificate)
         case .publicKey:
             let pinned = pinnedKeyHashes
-            return serverTrust.certificates.contains { pinned.contains($0.publicKeyPinSHA256) } ? .trusted : .rejected(.noPinnedPublicKey)
+            let keys = verifiedChain.lazy.compactMap { try? Certificate(derEncoded: $0).publicKeyPinSHA256 }
+            return keys.contains(where: pinned.contains) ? .trusted : .rejected(.noPinnedPublicKey)
         }
     }
 

@@ -211,6 +211,34 @@ final class SecurityPolicyTests: XCTestCase {
         XCTAssertFalse(policy.evaluate(serverTrust: try trust("localhost"), forDomain: "localhost"))
     }
 
+    // MARK: Pins are looked for in the verified chain only
+
+    // An impostor holding any valid certificate for the host appends the real server's (public)
+    // certificate to its chain: OpenSSL builds the path without it, so it proves nothing.
+    func testPublicKeyPinnedOnlyInAnAppendedCertificateIsRejected() throws {
+        let policy = try rootAnchored(.publicKey, pinned: ["localhost"])
+        XCTAssertEqual(policy.evaluation(of: try trust("chained-localhost", "intermediate-ca", "localhost"), forDomain: "localhost"),
+                       .rejected(.noPinnedPublicKey))
+    }
+
+    func testPublicKeyPinnedOnlyInAnUnrelatedExtraCertificateIsRejected() throws {
+        let policy = try rootAnchored(.publicKey, pinned: ["self-signed"])
+        XCTAssertEqual(policy.evaluation(of: try trust("localhost", "self-signed"), forDomain: "localhost"), .rejected(.noPinnedPublicKey))
+    }
+
+    func testCertificatePinnedOnlyInAnAppendedCertificateIsRejectedWhenInvalidCertificatesAreAllowed() throws {
+        let policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [try Fixtures.certificate("localhost")],
+                                    allowInvalidCertificates: true)
+        XCTAssertEqual(policy.evaluation(of: try trust("chained-localhost", "intermediate-ca", "localhost"), forDomain: "localhost"),
+                       .rejected(.noPinnedCertificate))
+    }
+
+    func testPublicKeyPinnedOnlyInAnAppendedCertificateIsRejectedWhenInvalidCertificatesAreAllowed() throws {
+        let policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [try Fixtures.certificate("localhost")],
+                                    allowInvalidCertificates: true)
+        XCTAssertEqual(policy.evaluation(of: try trust("self-signed", "localhost"), forDomain: "localhost"), .rejected(.noPinnedPublicKey))
+    }
+
     // MARK: Loading certificates
 
     func testCertificatesAreLoadedFromDERAndPEMFilesOfADirectory() throws {

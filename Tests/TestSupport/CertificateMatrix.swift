@@ -21,6 +21,8 @@ public enum CertificateMatrix {
         public let accepted: Bool
         /// OpenSSL's and curl's recorded verdicts, for messages.
         public let recorded: String
+        /// The pinning mode and the pinned certificate, when the row pins one.
+        public let pin: (mode: SSLPinningMode, certificate: Certificate)?
     }
 
     public static func rows() throws -> [Row] {
@@ -29,14 +31,21 @@ public enum CertificateMatrix {
             func certificates(_ names: String) throws -> [Certificate] {
                 try names.split(separator: ",").flatMap { try Certificate.certificates(contentsOf: directory.appendingPathComponent("\($0).pem")) }
             }
+            // The pin column: `key:NAME` pins NAME's public key, `cert:NAME` NAME's certificate.
+            var pin: (mode: SSLPinningMode, certificate: Certificate)?
+            let pinColumn = columns[8].split(separator: ":", maxSplits: 1).map(String.init)
+            if pinColumn.count == 2 {
+                pin = (pinColumn[0] == "key" ? .publicKey : .certificate, try XCTUnwrap(certificates(pinColumn[1]).first))
+            }
             return Row(name: columns[0], host: columns[1], chain: try certificates(columns[2]), anchors: try certificates(columns[3]),
-                       accepted: columns[4] == "accept", recorded: "openssl: \(columns[5]); curl: \(columns[6]); \(columns[7])")
+                       accepted: columns[4] == "accept", recorded: "openssl: \(columns[5]); curl: \(columns[6]); \(columns[7])", pin: pin)
         }
     }
 
-    /// The policy a row is evaluated under: its anchors, nothing pinned.
+    /// The policy a row is evaluated under: its anchors, and its pin if it has one.
     public static func policy(for row: Row) -> SecurityPolicy {
-        SecurityPolicy(anchorCertificates: row.anchors)
+        SecurityPolicy(pinningMode: row.pin?.mode ?? .none, pinnedCertificates: row.pin.map { [$0.certificate] } ?? [],
+                       anchorCertificates: row.anchors)
     }
 }
 

@@ -29,6 +29,30 @@ final class TransferErrorMappingTests: XCTestCase {
         XCTAssertTrue(error.localizedDescription.hasPrefix("The certificate of api.example.com was rejected"))
     }
 
+    // The README's one rule for a rejected server: unknown root and bad dates keep their own
+    // codes only where nothing is pinned; every other rejection is -1202.
+    func testEachTrustFailureMapsToTheCodeTheREADMEStates() {
+        let failures: [(TrustFailure, unpinned: URLError.Code)] = [
+            (.unknownRoot(reason: "self-signed"), .serverCertificateHasUnknownRoot),
+            (.certificateDateInvalid(reason: "expired"), .serverCertificateHasBadDate),
+            (.domainMismatch(domain: "api.example.com"), .serverCertificateUntrusted),
+            (.invalidChain(reason: "bad signature"), .serverCertificateUntrusted),
+            (.notForServerAuthentication(reason: "purpose"), .serverCertificateUntrusted),
+            (.noCertificates, .serverCertificateUntrusted),
+            (.domainValidationNeedsPinning, .serverCertificateUntrusted),
+            (.noPinnedCertificate, .serverCertificateUntrusted),
+            (.noPinnedPublicKey, .serverCertificateUntrusted),
+            (.verifierUnavailable(reason: "no OpenSSL"), .serverCertificateUntrusted),
+        ]
+        for (failure, unpinned) in failures {
+            var failed = mapping(60)
+            failed.evaluation = .rejected(failure)
+            XCTAssertEqual(failed.error.code, unpinned, "\(failure)")
+            failed.pins = true
+            XCTAssertEqual(failed.error.code, .serverCertificateUntrusted, "\(failure), pinned")
+        }
+    }
+
     func testAProxysFailureIsNamed() {
         var failed = mapping(7)
         failed.proxyFailure = .tunnelRefused(proxy: "proxy:3128", status: 403)
