@@ -63,10 +63,11 @@ public final class Authenticator<Credential: Sendable>: RequestInterceptor {
     }
 
     /// `.retry` after a refresh when the attempt was refused with the current credential, at
-    /// once when a newer one exists; `.fail` with the refresh's error. An attempt after the
-    /// second is not retried: the server refuses even fresh credentials.
+    /// once when a newer one exists; `.fail` with the refresh's error. Only a refusal of the task's
+    /// first attempt is retried: a request refused at its second attempt too is refused even
+    /// with a fresh credential, and another refresh would not change that.
     public func retry(_ context: RetryContext) async -> RetryDecision {
-        guard let response = context.response, isAuthenticationFailure(response), context.attempt <= 2 else { return .doNotRetry }
+        guard let response = context.response, isAuthenticationFailure(response), context.attempt == 1 else { return .doNotRetry }
         state.withLock { state in
             guard let credential = state.credential else { return }
             var current = context.request
