@@ -84,24 +84,51 @@ public enum Fixtures {
             number += 1
             let folder = directory.appendingPathComponent(String(format: "%04d-", number) + name, isDirectory: true)
             if mkdir(folder.path, 0o700) == 0 { return folder }
-            guard errno == EEXIST else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: folder.path]) }
+            guard errno == EEXIST else { throw writeError(at: folder.path) }
         }
     }
 
+    /// Makes `url` a private directory (0700) unless it is one, with any missing parents (each
+    /// 0700 too: a first recording into `Fixtures/Users` makes both); `url` itself must not be
+    /// a link.
     private static func makePrivateDirectory(_ url: URL) throws {
         var status = stat()
         if lstat(url.path, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFDIR else { throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: url.path]) }
             return
         }
-        guard mkdir(url.path, 0o700) == 0 || errno == EEXIST else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path]) }
+        try makeMissingDirectory(url)
+    }
+
+    /// Makes `url` and its missing parents, privately; existing parents are followed as they are.
+    private static func makeMissingDirectory(_ url: URL) throws {
+        var status = stat()
+        if stat(url.path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: url.path]) }
+            return
+        }
+        let parent = url.deletingLastPathComponent()
+        if errno == ENOENT, parent.path != url.path { try makeMissingDirectory(parent) }
+        guard mkdir(url.path, 0o700) == 0 || errno == EEXIST else { throw writeError(at: url.path) }
+    }
+
+    /// The error for a failed write at `path`, by `errno`: it names the path and the system's reason.
+    private static func writeError(at path: String) -> CocoaError {
+        let code = errno
+        let kind: CocoaError.Code = switch code {
+        case EACCES, EPERM: .fileWriteNoPermission
+        case EROFS: .fileWriteVolumeReadOnly
+        case ENOSPC, EDQUOT: .fileWriteOutOfSpace
+        default: .fileWriteUnknown
+        }
+        return CocoaError(kind, userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)])
     }
 
     /// Writes `data` to a new private file beside `url`, then renames it over `url`.
     private static func writePrivately(_ data: Data, to url: URL) throws {
         let temporary = url.path + ".\(UUID().uuidString).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary]) }
+        guard descriptor >= 0 else { throw writeError(at: temporary) }
         let written = data.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {

@@ -106,6 +106,37 @@ final class FixturesTests: XCTestCase {
         XCTAssertEqual(try folders(fixtures).count, 2, "nothing recorded again")
     }
 
+    func testAFirstRecordingMakesTheMissingFoldersPrivately() async throws {
+        let server = try TestServer { _ in .text("served") }
+        defer { server.stop() }
+        let root = directory()
+        let fixtures = root.appendingPathComponent("Fixtures/Users")
+        let recorded = manager(recordingStubs(into: fixtures).transport)
+        let served = try await text(recorded, server.baseURL.appendingPathComponent("users"))
+        XCTAssertEqual(served, "served")
+        XCTAssertEqual(try folders(fixtures), ["0001-GET-users"])
+        for folder in [root, root.appendingPathComponent("Fixtures"), fixtures] {
+            let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int)
+            XCTAssertEqual(mode & 0o777, 0o700, folder.path)
+        }
+    }
+
+    func testAFolderThatCannotBeMadeIsAnErrorNamingItsPath() async throws {
+        let server = try TestServer { _ in .text("served") }
+        defer { server.stop() }
+        let file = directory()
+        try Data().write(to: file)
+        let fixtures = file.appendingPathComponent("Fixtures/Users")
+        let recorded = manager(recordingStubs(into: fixtures).transport)
+        do {
+            _ = try await text(recorded, server.baseURL.appendingPathComponent("users"))
+            XCTFail("recorded under a file")
+        } catch {
+            XCTAssertTrue("\(error)".contains(file.path), "\(error)")
+            XCTAssertFalse(error.localizedDescription.contains("permission"), error.localizedDescription)
+        }
+    }
+
     func testAFixtureWithAQueryAnswersOnlyThatQuery() async throws {
         let server = try TestServer { request in .text("served \(request.target)") }
         defer { server.stop() }
