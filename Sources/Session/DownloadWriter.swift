@@ -77,6 +77,17 @@ final class DownloadWriter: Sendable {
         }
     }
 
+    /// The first `limit` bytes of the file, read back through no link: the body of an error
+    /// response, which starts the file over (`begin(response:)`); `nil` when there is no file.
+    func prefix(_ limit: Int) -> Data? {
+        let descriptor = open(fileURL.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { Glibc.close(descriptor) }
+        var data = Data(count: limit)
+        let read = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        return read >= 0 ? data.prefix(read) : nil
+    }
+
     /// Closes the file, keeping it.
     func close() {
         state.withLock { state in

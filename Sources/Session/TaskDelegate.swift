@@ -506,6 +506,13 @@ final class TaskDelegate: @unchecked Sendable {
         }
         do {
             _ = try responseSerializer.responseObject(for: response, data: nil)
+        } catch let failure as ResponseSerializationError where failure.data == nil {
+            // The API's error body went to the file: its first MiB goes on the error, as a held
+            // error body does for a data task's interceptors.
+            let body = writer.prefix(RetryContext.maximumHeldBodyLength)
+            writer.discard()
+            return Result(error: ResponseSerializationError(reason: failure.reason, response: failure.response, data: body,
+                                                            underlyingError: failure.underlyingError))
         } catch {
             writer.discard()
             return Result(error: error)

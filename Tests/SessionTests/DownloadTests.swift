@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 @testable import AFSession
 import Foundation
@@ -71,6 +72,39 @@ final class DownloadTests: XCTestCase {
         let result = try download("/status/404", to: destination)
         XCTAssertEqual((result.error as? ResponseSerializationError)?.reason, .unacceptableStatusCode(404))
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        assertNoFileLeftBehind()
+    }
+
+    func testAFailedStatusKeepsTheErrorBodyOnTheError() throws {
+        let problem = Data(#"{"error":"no such export"}"#.utf8)
+        let server = try TestServer { _ in .status(404, fields: ["Content-Type": "application/json"], body: problem) }
+        defer { server.stop() }
+        let manager = makeManager()
+        let destination = directory.url.appendingPathComponent("never.json")
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(with: URLRequest(url: server.baseURL.appendingPathComponent("exports/7")),
+                                                    destination: { _, _ in destination }, completionHandler: handler))
+        }
+        manager.completionGroup.wait()
+        let error = try XCTUnwrap(result.error as? ResponseSerializationError)
+        XCTAssertEqual(error.statusCode, 404)
+        XCTAssertEqual(error.data, problem)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        assertNoFileLeftBehind()
+    }
+
+    func testAnErrorBodyOnADownloadsErrorIsBoundedToOneMebibyte() throws {
+        let large = Data(repeating: 0x61, count: RetryContext.maximumHeldBodyLength + 4096)
+        let server = try TestServer { _ in .status(500, body: large) }
+        defer { server.stop() }
+        let manager = makeManager()
+        let result = try complete { handler in
+            manager.resume(try manager.downloadTask(with: URLRequest(url: server.baseURL.appendingPathComponent("exports/8")),
+                                                    destination: { [directory] _, _ in directory!.url.appendingPathComponent("never") },
+                                                    completionHandler: handler))
+        }
+        manager.completionGroup.wait()
+        XCTAssertEqual((result.error as? ResponseSerializationError)?.data, large.prefix(RetryContext.maximumHeldBodyLength))
         assertNoFileLeftBehind()
     }
 
