@@ -33,7 +33,7 @@ let package = Package(
         .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
         .executableTarget(name: "event-stream", dependencies: ["AFNetworking"], path: "Examples/EventStream"),
         .executableTarget(name: "jsonlines-export", dependencies: ["AFNetworking"], path: "Examples/JSONLinesExport"),
-        .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking", "AFNetworkingTesting", "AFLocking"], path: "Benchmarks"),
+        .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking", "AFNetworkingTesting", "AFLocking", "LibcurlBridge"], path: "Benchmarks"),
         .target(name: "TestSupport", dependencies: ["AFSecurity"], path: "Tests/TestSupport"),
         .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking"], path: "Tests/TransportExitProbe"),
         .testTarget(name: "TestingTests", dependencies: ["AFNetworkingTesting", "AFNetworking"], path: "Tests/TestingTests"),

@@ -12,7 +12,9 @@ import Glibc
 /// round of each reported (two cores shared with the server make single rounds noisy), and each
 /// round's ratio beside it (the machine's speed drifts from round to round). A third
 /// client, the manager on URLSession's own protocol (`transport: .urlSession`), shows what the
-/// manager's layer costs on that transport.
+/// manager's layer costs on that transport; a fourth, libcurl's multi interface driven directly
+/// (`CurlLoopClient`), is the limit of the libcurl transport, and the manager's CPU a request is
+/// printed as a multiple of it.
 /// Usage: request-overhead <URL of a 1 KiB file> [requests per round, default 3000]
 enum RequestOverheadBenchmark {
     /// The targets: the manager's requests per second against URLSession's, by requests in flight.
@@ -29,14 +31,17 @@ enum RequestOverheadBenchmark {
             var baselineRounds: [Figures] = []
             var managerRounds: [Figures] = []
             var nativeRounds: [Figures] = []
+            var loopRounds: [Figures] = []
             for _ in 0..<7 {
                 baselineRounds.append(try measure(requests: requests, inFlight: inFlight) { try PlainSessionClient(url: url) })
                 managerRounds.append(try measure(requests: requests, inFlight: inFlight) { ManagerClient(url: url) })
                 nativeRounds.append(try measure(requests: requests, inFlight: inFlight) { ManagerClient(url: url, transport: .urlSession) })
+                loopRounds.append(try measure(requests: requests, inFlight: inFlight) { try CurlLoopClient(url: url) })
             }
             let baseline = Figures.median(baselineRounds)
             let manager = Figures.median(managerRounds)
             let native = Figures.median(nativeRounds)
+            let loop = Figures.median(loopRounds)
             let ratio = manager.requestsPerSecond / baseline.requestsPerSecond
             print("request_overhead_urlsession_\(inFlight)_in_flight: \(Int(baseline.requestsPerSecond)) req/s, \(Int(baseline.cpuMicroseconds)) us CPU/req")
             print("request_overhead_manager_\(inFlight)_in_flight: \(Int(manager.requestsPerSecond)) req/s, \(Int(manager.cpuMicroseconds)) us CPU/req")
@@ -46,11 +51,15 @@ enum RequestOverheadBenchmark {
             print("request_overhead_manager_on_urlsession_transport_\(inFlight)_in_flight: \(Int(native.requestsPerSecond)) req/s, \(Int(native.cpuMicroseconds)) us CPU/req")
             print(String(format: "request_overhead_manager_on_urlsession_transport_ratio_\(inFlight)_in_flight: %.3f (manager with transport: .urlSession / URLSession)",
                          native.requestsPerSecond / baseline.requestsPerSecond))
+            print("request_overhead_curl_loop_\(inFlight)_in_flight: \(Int(loop.requestsPerSecond)) req/s, \(Int(loop.cpuMicroseconds)) us CPU/req")
+            let cpuOverLoop = zip(managerRounds, loopRounds).map { $0.cpuMicroseconds / $1.cpuMicroseconds }.sorted()
+            print(String(format: "request_overhead_manager_cpu_over_curl_loop_\(inFlight)_in_flight: %.2f (manager's CPU a request / the libcurl loop's, median of rounds %.2f-%.2f)",
+                         cpuOverLoop[cpuOverLoop.count / 2], cpuOverLoop.first!, cpuOverLoop.last!))
             if let target = targetRatios[inFlight] {
                 print(String(format: "request_overhead_target_\(inFlight)_in_flight: %@ (ratio %.3f, target >= %.2f)",
                              ratio >= target ? "met" : "not met", ratio, target))
             }
-            ok = ok && baseline.failures == 0 && manager.failures == 0 && native.failures == 0
+            ok = ok && baseline.failures == 0 && manager.failures == 0 && native.failures == 0 && loop.failures == 0
         }
         print("request-overhead: \(ok ? "PASS" : "FAIL")")
         return ok
