@@ -7,14 +7,15 @@ import Glibc
 /// Instructions per request, counted by `valgrind --tool=callgrind` (counts repeat on a noisy
 /// machine, seconds do not): sequential 1 KiB GETs for raw URLSession with a delegate, the
 /// manager, and the ceiling client (URLSession with a `URLProtocol` answering a canned 1 KiB
-/// response from memory: URLSession's own task layer, no network). Each client runs twice in a
+/// response from memory: URLSession's own task layer, no network), and libcurl's multi interface
+/// driven directly (`CurlLoopClient`, the limit of the libcurl transport). Each client runs twice in a
 /// process of its own under callgrind, with `warmUp` and with `warmUp + requests` requests; the
 /// difference of the totals over `requests` is the cost of one request, start-up and warm-up
 /// cancelled out. The manager's profile's top entries are printed as the map of where it goes.
 /// Usage: request-instructions <URL of a 1 KiB file> [requests, default 1000]
 enum RequestInstructionsBenchmark {
     static let warmUp = 200
-    static let clients = ["urlsession", "manager", "ceiling"]
+    static let clients = ["urlsession", "manager", "ceiling", "curl-loop"]
 
     static func run(_ arguments: [String]) throws -> Bool {
         guard let url = arguments.first else {
@@ -51,6 +52,9 @@ enum RequestInstructionsBenchmark {
         guard let manager = perRequest["manager"], let urlSession = perRequest["urlsession"], let ceiling = perRequest["ceiling"] else { return false }
         print(String(format: "instructions_ratio_manager_vs_urlsession: %.3f (target <= 0.5)", Double(manager) / Double(urlSession)))
         print(String(format: "instructions_ratio_manager_vs_ceiling: %.3f (target <= 1.3)", Double(manager) / Double(ceiling)))
+        if let loop = perRequest["curl-loop"] {
+            print(String(format: "instructions_ratio_manager_vs_curl_loop: %.2f (the manager's instructions a GET / the libcurl loop's)", Double(manager) / Double(loop)))
+        }
         // The ceiling client plus libcurl's own code is a floor for any transport on libcurl under
         // URLSession, before a response is parsed or anything of the manager runs.
         if let libcurl = managerLibraries.first(where: { $0.key.hasPrefix("libcurl.so") })?.value {
@@ -158,17 +162,18 @@ func executable(named name: String) -> String? {
 }
 
 /// `count` sequential GETs of `url` with one client, for `RequestInstructionsBenchmark` to count
-/// under callgrind. Usage: sequential-requests urlsession|manager|ceiling <URL> <count> [in flight]
+/// under callgrind. Usage: sequential-requests urlsession|manager|ceiling|curl-loop <URL> <count> [in flight]
 enum SequentialRequests {
     static func run(_ arguments: [String]) throws -> Bool {
         guard arguments.count >= 3, let url = URL(string: arguments[1]), let count = Int(arguments[2]) else {
-            print("usage: afn-benchmarks sequential-requests urlsession|manager|ceiling <URL> <count> [in flight, default 1]")
+            print("usage: afn-benchmarks sequential-requests urlsession|manager|ceiling|curl-loop <URL> <count> [in flight, default 1]")
             return false
         }
         let client: any BenchmarkClient = switch arguments[0] {
         case "urlsession": try PlainSessionClient(url: url)
         case "manager": ManagerClient(url: url)
         case "ceiling": try PlainSessionClient(url: url, configuration: CannedResponseProtocol.configuration())
+        case "curl-loop": try CurlLoopClient(url: url)
         default: throw BenchmarkError.failed("unknown client \(arguments[0])")
         }
         defer { client.close() }
