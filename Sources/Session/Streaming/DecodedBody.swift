@@ -61,9 +61,12 @@ extension ResponseBody {
     }
 
     /// The body as a server-sent event stream (`text/event-stream`), each line at most
-    /// `maximumLineLength` bytes (default 1 MiB). One connection: for reconnection, use
-    /// `URLSessionManager.events(for:)`.
-    public func serverSentEvents(maximumLineLength: Int = 1 << 20) -> DecodedBody<ServerSentEventParser> {
-        DecodedBody(body: self, decoder: ServerSentEventParser(), maximumLineLength: maximumLineLength)
+    /// `maximumLineLength` bytes (default 1 MiB), each event's data at most `maximumDataSize`
+    /// bytes (default 16 MiB; more throws `StreamingError.eventDataTooLarge`). One connection:
+    /// for reconnection, use `URLSessionManager.events(for:)`.
+    public func serverSentEvents(
+        maximumLineLength: Int = 1 << 20, maximumDataSize: Int = ServerSentEventParser.defaultMaximumDataSize
+    ) -> DecodedBody<ServerSentEventParser> {
+        DecodedBody(body: self, decoder: ServerSentEventParser(maximumDataSize: maximumDataSize), maximumLineLength: maximumLineLength)
     }
 }

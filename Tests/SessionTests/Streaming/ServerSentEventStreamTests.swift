@@ -1,7 +1,7 @@
 import AFLocking
 import AFNetworkingTesting
 import AFSerialization
-import AFSession
+@testable import AFSession
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -117,5 +117,98 @@ final class ServerSentEventStreamTests: XCTestCase {
         } catch is Refused {}
         XCTAssertEqual(events, [ServerSentEvent(data: "one")])
         XCTAssertEqual(server.requests.count, 1)
+    }
+
+    func testTheServersRetryTimeIsBoundedToAnHour() {
+        XCTAssertEqual(ServerSentEventStream.reconnectionDelay(retryMilliseconds: 99999999999999999, interceptorDelay: 0), 3600)
+        XCTAssertEqual(ServerSentEventStream.reconnectionDelay(retryMilliseconds: .max, interceptorDelay: 0), 3600)
+        XCTAssertEqual(ServerSentEventStream.reconnectionDelay(retryMilliseconds: 3_600_000, interceptorDelay: 0), 3600)
+        XCTAssertEqual(ServerSentEventStream.reconnectionDelay(retryMilliseconds: 1500, interceptorDelay: 9), 1.5)
+    }
+
+    func testTheInterceptorsDelayIsBoundedToAnHour() {
+        XCTAssertEqual(ServerSentEventStream.reconnectionDelay(retryMilliseconds: nil, interceptorDelay: 1e300), 3600)
+        XCTAssertEqual(ServerSentEventStream.reconnectionDelay(retryMilliseconds: nil, interceptorDelay: .infinity), 3600)
+        XCTAssertEqual(ServerSentEventStream.reconnectionDelay(retryMilliseconds: nil, interceptorDelay: 2), 2)
+    }
+
+    func testAnInterceptorDelayBelowZeroOrNotANumberReconnectsAtOnce() {
+        XCTAssertEqual(ServerSentEventStream.reconnectionDelay(retryMilliseconds: nil, interceptorDelay: -5), 0)
+        XCTAssertEqual(ServerSentEventStream.reconnectionDelay(retryMilliseconds: nil, interceptorDelay: .nan), 0)
+    }
+
+    func testAHugeRetryTimeWaitsInsteadOfCrashing() async throws {
+        let asked = expectation(description: "the interceptor was asked to reconnect")
+        let server = try server([Self.eventStream("retry: 99999999999999999\n\n")])
+        let stream = manager(interceptor: Reconnecting { asked.fulfill() }).events(for: URLRequest(url: server.baseURL))
+        let consumer = Task {
+            for try await _ in stream {}
+        }
+        await fulfillment(of: [asked], timeout: 10)
+        consumer.cancel()
+        do {
+            _ = try await consumer.value
+            XCTFail("the stream ended instead of waiting for its reconnection")
+        } catch is CancellationError {}
+        XCTAssertEqual(server.requests.count, 1, "the bounded wait was still running when the consumer cancelled it")
+    }
+
+    func testAnIDWithNULBeforeACombiningMarkLeavesTheLastEventIDOfTheReconnection() async throws {
+        let server = try server([Self.eventStream("retry: 10\nid: 1\ndata: a\n\nid: ab\u{0}\u{301}cd\ndata: b\n\n"), .status(204)])
+        let events = try await collect(manager(interceptor: RetryPolicy()).events(for: URLRequest(url: server.baseURL)))
+        XCTAssertEqual(events, [ServerSentEvent(data: "a", id: "1"), ServerSentEvent(data: "b", id: "1")])
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Last-Event-ID") }, [nil, "1"])
+    }
+
+    func testDataLinesWithoutABlankLineFailTheStreamPastTheBodyLimitInBoundedMemory() async throws {
+        // 128 MiB of 16 KiB data lines, the same buffer sent again and again, then the close.
+        let line = Data(("data: " + String(repeating: "x", count: (16 << 10) - 7) + "\n").utf8)
+        let head = Data("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n".utf8)
+        let server = try server([.raw([.send(head)] + Array(repeating: .send(line), count: 8 << 10) + [.close])])
+        let manager = manager()
+        manager.responseLimits.maximumBodySize = 1 << 20
+        let before = try ResidentMemory.current()
+        try ResidentMemory.resetPeak()
+        do {
+            _ = try await collect(manager.events(for: URLRequest(url: server.baseURL)))
+            XCTFail("the data of an event without end was accepted")
+        } catch let error as StreamingError {
+            XCTAssertEqual(error, .eventDataTooLarge(limit: 1 << 20))
+        }
+        let growth = try ResidentMemory.peak() - before
+        XCTAssertLessThan(growth, 32 << 20, "the process grew by \(growth >> 20) MiB while 128 MiB of data arrived")
+    }
+}
+
+/// An interceptor that always reconnects at once, calling `asked` first.
+private struct Reconnecting: RequestInterceptor {
+    let asked: @Sendable () -> Void
+
+    func retry(_ context: RetryContext) async -> RetryDecision {
+        asked()
+        return .retry
+    }
+}
+
+/// The process's resident memory, read from /proc (Linux).
+private enum ResidentMemory {
+    /// The resident size now, in bytes.
+    static func current() throws -> Int { try field("VmRSS") }
+
+    /// The largest resident size since the last `resetPeak()`, in bytes.
+    static func peak() throws -> Int { try field("VmHWM") }
+
+    /// Makes the peak the current size (writing 5 to clear_refs resets VmHWM).
+    static func resetPeak() throws {
+        try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    private static func field(_ name: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
+            let kilobytes = line.utf8.filter { (0x30...0x39).contains($0) }.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            return kilobytes << 10
+        }
+        throw CocoaError(.fileReadCorruptFile)
     }
 }
