@@ -83,6 +83,7 @@ final class TaskDelegate: @unchecked Sendable {
         var redirectCount = 0
         var endedAtRedirect = false
         var sendsCredentialsAcrossOrigins: Bool?
+        var carriesJarCookies = false
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
         /// The first failure the manager saw itself, which decides the task's error.
@@ -326,6 +327,16 @@ final class TaskDelegate: @unchecked Sendable {
     var sendsCredentialsAcrossOrigins: Bool? {
         get { state.withLock { $0.sendsCredentialsAcrossOrigins } }
         set { state.withLock { $0.sendsCredentialsAcrossOrigins = newValue } }
+    }
+
+    /// Whether the `Cookie` header of the task's current hop is the jar's (made for that hop's
+    /// URL, made again for the next), rather than the caller's or a redirect override's (which
+    /// goes on to the next hop of the same origin). Without any `Cookie` header, `false` before
+    /// the first redirect (a header there is the caller's) and `true` after it (a header
+    /// URLSession's own protocol copies from the first request is not the hop's).
+    var carriesJarCookies: Bool {
+        get { state.withLock { $0.carriesJarCookies } }
+        set { state.withLock { $0.carriesJarCookies = newValue } }
     }
 
     /// The task's response limits; `setResponseLimits(_:for:)` replaces them before it runs.
