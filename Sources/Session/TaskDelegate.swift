@@ -84,6 +84,7 @@ final class TaskDelegate: @unchecked Sendable {
         var endedAtRedirect = false
         var sendsCredentialsAcrossOrigins: Bool?
         var carriesJarCookies = false
+        var requestCarriesJarCookies = false
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
         /// The first failure the manager saw itself, which decides the task's error.
@@ -337,6 +338,13 @@ final class TaskDelegate: @unchecked Sendable {
     var carriesJarCookies: Bool {
         get { state.withLock { $0.carriesJarCookies } }
         set { state.withLock { $0.carriesJarCookies = newValue } }
+    }
+
+    /// Whether the `Cookie` header of the task's request, where each attempt starts, is the
+    /// jar's; set with `carriesJarCookies` when the task is made.
+    var requestCarriesJarCookies: Bool {
+        get { state.withLock { $0.requestCarriesJarCookies } }
+        set { state.withLock { ($0.requestCarriesJarCookies, $0.carriesJarCookies) = (newValue, newValue) } }
     }
 
     /// The task's response limits; `setResponseLimits(_:for:)` replaces them before it runs.

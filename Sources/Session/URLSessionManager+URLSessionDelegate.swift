@@ -118,11 +118,20 @@ extension URLSessionManager: URLSessionDataDelegate {
         return accepted.map { addingCookies(to: $0, delegate: delegate) }
     }
 
+    /// The task's `request` where an attempt starts (a retry goes back to it), with the jar's
+    /// cookies as they are now instead of those of the task's creation, unless the request
+    /// carries a `Cookie` header of the caller's.
+    func renewingCookies(of request: URLRequest, delegate: TaskDelegate) -> URLRequest {
+        var request = request
+        if delegate.requestCarriesJarCookies { request.setValue(nil, forHTTPHeaderField: "Cookie") }
+        return addingCookies(to: request, delegate: delegate)
+    }
+
     /// `request` with the jar's cookies for its URL, unless it carries a `Cookie` header of its
     /// own (the caller's, or the override's) that replaces them, as on a task's first request
     /// (URLSession on Linux adds none to the request a delegate chose to follow a redirect
     /// with, and the manager keeps its own jar). Records on `delegate` whose header goes.
-    private func addingCookies(to request: URLRequest, delegate: TaskDelegate?) -> URLRequest {
+    func addingCookies(to request: URLRequest, delegate: TaskDelegate?) -> URLRequest {
         guard request.value(forHTTPHeaderField: "Cookie") == nil else {
             delegate?.carriesJarCookies = false
             return request

@@ -610,7 +610,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                     $0.dataTaskDidReceiveResponse == nil
                         && (kind == .download ? $0.downloadTaskDidWriteData == nil : $0.dataTaskDidReceiveData == nil)
                 })
-            delegate.carriesJarCookies = carriesJarCookies
+            delegate.requestCarriesJarCookies = carriesJarCookies
             table.insert(delegate, keepingAlive: self)
             if !delegate.monitors.isEmpty { delegate.monitors.notify { [request] in $0.taskCreated(task, request: request) } }
             return task
