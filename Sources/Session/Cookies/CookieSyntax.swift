@@ -37,8 +37,9 @@ enum CookieSyntax {
 
     /// Whether `bytes` spell `name` in any ASCII case (`name` lower-case ASCII).
     static func isName(_ bytes: Substring.UTF8View, _ name: StaticString) -> Bool {
-        let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-        return bytes.count == expected.count && zip(bytes, expected).allSatisfy { lowercased($0) == $1 }
+        name.withUTF8Buffer { expected in
+            bytes.count == expected.count && zip(bytes, expected).allSatisfy { lowercased($0) == $1 }
+        }
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {
