@@ -19,6 +19,10 @@ extension TaskDelegate: TransferEvents {
         manager?.redirection(of: task, delegate: self, in: session, response: response, to: request)
     }
 
+    func transfer(requestForAttempt attempt: Int, from request: URLRequest) -> URLRequest {
+        manager?.renewingCookies(of: request, delegate: self) ?? request
+    }
+
     func transferReceivesBody(through window: CurlReceiveWindow) {
         receiveBody(through: window)
     }

@@ -83,6 +83,8 @@ final class TaskDelegate: @unchecked Sendable {
         var redirectCount = 0
         var endedAtRedirect = false
         var sendsCredentialsAcrossOrigins: Bool?
+        var carriesJarCookies = false
+        var requestCarriesJarCookies = false
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
         /// The first failure the manager saw itself, which decides the task's error.
@@ -326,6 +328,23 @@ final class TaskDelegate: @unchecked Sendable {
     var sendsCredentialsAcrossOrigins: Bool? {
         get { state.withLock { $0.sendsCredentialsAcrossOrigins } }
         set { state.withLock { $0.sendsCredentialsAcrossOrigins = newValue } }
+    }
+
+    /// Whether the `Cookie` header of the task's current hop is the jar's (made for that hop's
+    /// URL, made again for the next), rather than the caller's or a redirect override's (which
+    /// goes on to the next hop of the same origin). Without any `Cookie` header, `false` before
+    /// the first redirect (a header there is the caller's) and `true` after it (a header
+    /// URLSession's own protocol copies from the first request is not the hop's).
+    var carriesJarCookies: Bool {
+        get { state.withLock { $0.carriesJarCookies } }
+        set { state.withLock { $0.carriesJarCookies = newValue } }
+    }
+
+    /// Whether the `Cookie` header of the task's request, where each attempt starts, is the
+    /// jar's; set with `carriesJarCookies` when the task is made.
+    var requestCarriesJarCookies: Bool {
+        get { state.withLock { $0.requestCarriesJarCookies } }
+        set { state.withLock { ($0.requestCarriesJarCookies, $0.carriesJarCookies) = (newValue, newValue) } }
     }
 
     /// The task's response limits; `setResponseLimits(_:for:)` replaces them before it runs.

@@ -86,8 +86,10 @@ extension URLSessionManager: URLSessionDataDelegate {
         completionHandler(redirection(of: task, delegate: table.delegate(for: task), in: session, response: response, to: request))
     }
 
-    /// The request that follows a redirect of `task` (whose `delegate` counts it), with the
-    /// stored cookies for its URL, or `nil` to stop at the redirect response.
+    /// The request that follows a redirect of `task` (whose `delegate` counts it), with exactly
+    /// the jar's cookies for its URL (RFC 6265 5.4, as curl -L with a jar: the previous hop's
+    /// jar-made header never goes on), or `nil` to stop at the redirect response. A `Cookie`
+    /// header of the caller's goes to every hop of its origin instead, as curl's -H does.
     func redirection(
         of task: URLSessionTask, delegate: TaskDelegate?, in session: URLSession, response: HTTPURLResponse, to proposed: URLRequest
     ) -> URLRequest? {
@@ -97,9 +99,10 @@ extension URLSessionManager: URLSessionDataDelegate {
             return nil
         }
         var request = proposed
+        if delegate?.carriesJarCookies ?? true { request.setValue(nil, forHTTPHeaderField: "Cookie") }
         if let previous = response.url {
             let (redaction, trusted) = (self.redaction, sendsCredentialsAcrossOrigins)
-            switch RedirectRule.follow(proposed, from: previous, redaction: redaction,
+            switch RedirectRule.follow(request, from: previous, redaction: redaction,
                                        trusted: delegate?.sendsCredentialsAcrossOrigins ?? trusted) {
             case .success(let next): request = next
             case .failure(let refusal):
@@ -112,12 +115,28 @@ extension URLSessionManager: URLSessionDataDelegate {
             return nil
         }
         let accepted = override(\.taskWillPerformHTTPRedirection).map { $0(session, task, response, request) } ?? request
-        return accepted.map(addingCookies)
+        return accepted.map { addingCookies(to: $0, delegate: delegate) }
     }
 
-    /// `request` with the jar's cookies for its URL (URLSession on Linux adds none to the
-    /// request a delegate chose to follow a redirect with, and the manager keeps its own jar).
-    private func addingCookies(to request: URLRequest) -> URLRequest {
+    /// The task's `request` where an attempt starts (a retry goes back to it), with the jar's
+    /// cookies as they are now instead of those of the task's creation, unless the request
+    /// carries a `Cookie` header of the caller's.
+    func renewingCookies(of request: URLRequest, delegate: TaskDelegate) -> URLRequest {
+        var request = request
+        if delegate.requestCarriesJarCookies { request.setValue(nil, forHTTPHeaderField: "Cookie") }
+        return addingCookies(to: request, delegate: delegate)
+    }
+
+    /// `request` with the jar's cookies for its URL, unless it carries a `Cookie` header of its
+    /// own (the caller's, or the override's) that replaces them, as on a task's first request
+    /// (URLSession on Linux adds none to the request a delegate chose to follow a redirect
+    /// with, and the manager keeps its own jar). Records on `delegate` whose header goes.
+    func addingCookies(to request: URLRequest, delegate: TaskDelegate?) -> URLRequest {
+        guard request.value(forHTTPHeaderField: "Cookie") == nil else {
+            delegate?.carriesJarCookies = false
+            return request
+        }
+        delegate?.carriesJarCookies = true
         guard sessionConfiguration.httpShouldSetCookies, let url = request.url, let cookies = cookieJar.headerValue(for: url) else { return request }
         var request = request
         request.setValue(cookies, forHTTPHeaderField: "Cookie")

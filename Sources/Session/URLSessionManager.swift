@@ -584,10 +584,12 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             let (session, curlTransport) = try currentCarrier(&state)
             var request = additionalHeaders.isEmpty ? request : Self.withAdditionalHeaders(additionalHeaders, on: request)
             // The jar first: an empty one answers at once, where reading the request's header
-            // costs thousands of instructions.
+            // costs thousands of instructions. A `Cookie` header of the caller's replaces the jar's.
+            var carriesJarCookies = false
             if sessionConfiguration.httpShouldSetCookies, let url = request.url, let cookies = cookieJar.headerValue(for: url),
                request.value(forHTTPHeaderField: "Cookie") == nil {
                 request.setValue(cookies, forHTTPHeaderField: "Cookie")
+                carriesJarCookies = true
             }
             if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
             let (prepared, bodyStream) = Self.prepared(
@@ -608,6 +610,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                     $0.dataTaskDidReceiveResponse == nil
                         && (kind == .download ? $0.downloadTaskDidWriteData == nil : $0.dataTaskDidReceiveData == nil)
                 })
+            delegate.requestCarriesJarCookies = carriesJarCookies
             table.insert(delegate, keepingAlive: self)
             if !delegate.monitors.isEmpty { delegate.monitors.notify { [request] in $0.taskCreated(task, request: request) } }
             return task

@@ -71,7 +71,7 @@ public final class CookieJar: ResponseCookieStore, @unchecked Sendable {
     /// Stores the cookies that the `Set-Cookie` values of a response from `url` set, by the
     /// jar's rules; a cookie that has expired removes the one it names.
     public func store(setCookies values: [String], from url: URL) {
-        guard !values.isEmpty, let host = url.host?.lowercased() else { return }
+        guard !values.isEmpty, let host = url.host.map({ CookieSyntax.withoutTrailingDot($0.lowercased()) }) else { return }
         let now = Date()
         let isSecureResponse = url.scheme?.lowercased() == "https"
         for value in values {
@@ -85,13 +85,13 @@ public final class CookieJar: ResponseCookieStore, @unchecked Sendable {
 
     private func store(_ cookie: Cookie, isSecureResponse: Bool, now: Date, in state: inout State) {
         let shadowsSecure = { (stored: Stored) in
-            stored.cookie.isSecure && stored.cookie.name == cookie.name
+            stored.cookie.isSecure && Self.same(stored.cookie.name, cookie.name)
                 && (Cookie.domain(stored.cookie.domain, covers: cookie.domain) || Cookie.domain(cookie.domain, covers: stored.cookie.domain))
                 && Cookie.path(stored.cookie.path, covers: cookie.path)
         }
         if !isSecureResponse, state.cookies.contains(where: shadowsSecure) { return }
         let same = { (stored: Stored) in
-            stored.cookie.name == cookie.name && stored.cookie.domain == cookie.domain && stored.cookie.path == cookie.path
+            Self.same(stored.cookie.name, cookie.name) && Self.same(stored.cookie.domain, cookie.domain) && Self.same(stored.cookie.path, cookie.path)
         }
         let previous = state.cookies.firstIndex(where: same)
         let order = previous.map { state.cookies[$0].order } ?? state.next
@@ -100,11 +100,17 @@ public final class CookieJar: ResponseCookieStore, @unchecked Sendable {
         state.next += 1
         state.cookies.append(Stored(cookie: cookie, order: order))
         state.cookies.sort { $0.order < $1.order }
-        if state.cookies.filter({ $0.cookie.domain == cookie.domain }).count > limits.perDomain,
-           let oldest = state.cookies.firstIndex(where: { $0.cookie.domain == cookie.domain }) {
+        if state.cookies.filter({ Self.same($0.cookie.domain, cookie.domain) }).count > limits.perDomain,
+           let oldest = state.cookies.firstIndex(where: { Self.same($0.cookie.domain, cookie.domain) }) {
             state.cookies.remove(at: oldest)
         }
         if state.cookies.count > limits.total { state.cookies.removeFirst() }
+    }
+
+    /// Whether two names, domains or paths are the same bytes (`String`'s `==` calls a
+    /// precomposed `é` and `e` with U+0301 equal; a server does not).
+    private static func same(_ first: String, _ second: String) -> Bool {
+        first.utf8.elementsEqual(second.utf8)
     }
 
     /// The cookies that go with a request to `url`: longer paths first, then older first.
@@ -113,8 +119,9 @@ public final class CookieJar: ResponseCookieStore, @unchecked Sendable {
         return state.withLock { state in
             if state.cookies.isEmpty { return [] }
             state.cookies.removeAll { $0.cookie.isExpired(at: now) }
-            return state.cookies.filter { $0.cookie.matches(url) }
-                .sorted { ($0.cookie.path.count, $1.order) > ($1.cookie.path.count, $0.order) }.map(\.cookie)
+            guard let target = Cookie.RequestTarget(url) else { return [] }
+            return state.cookies.filter { $0.cookie.matches(target) }
+                .sorted { ($0.cookie.path.utf8.count, $1.order) > ($1.cookie.path.utf8.count, $0.order) }.map(\.cookie)
         }
     }
 
@@ -137,25 +144,23 @@ public final class CookieJar: ResponseCookieStore, @unchecked Sendable {
 
     /// The `Set-Cookie` values of a header that joined several with commas (URLSession's own
     /// protocol does): split where a comma is followed by a new `name=` rather than the rest of
-    /// an `Expires` date. Pure.
+    /// an `Expires` date. Pure; on bytes, so that a comma followed by a combining mark is found.
     static func splitJoinedSetCookie(_ joined: String) -> [String] {
+        let bytes = Substring(joined).utf8
         var values: [String] = []
-        var current = ""
-        var rest = Substring(joined)
-        while let comma = rest.firstIndex(of: ",") {
-            let after = rest[rest.index(after: comma)...]
-            let nextField = after.prefix { $0 != ";" && $0 != "," }
-            current += rest[..<comma]
-            if nextField.contains("=") {
-                values.append(current.trimmingCharacters(in: .whitespaces))
-                current = ""
-            } else {
-                current += ","
+        var start = bytes.startIndex
+        var rest = bytes[...]
+        while let comma = rest.firstIndex(of: UInt8(ascii: ",")) {
+            let after = bytes[bytes.index(after: comma)...]
+            let nextField = after.prefix { $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: ",") }
+            if nextField.contains(UInt8(ascii: "=")) {
+                values.append(CookieSyntax.text(CookieSyntax.trimmed(bytes[start..<comma])))
+                start = after.startIndex
             }
             rest = after
         }
-        current += rest
-        if !current.trimmingCharacters(in: .whitespaces).isEmpty { values.append(current.trimmingCharacters(in: .whitespaces)) }
-        return values
+        let last = CookieSyntax.trimmed(bytes[start...])
+        if !last.isEmpty { values.append(CookieSyntax.text(last)) }
+        return values.filter { !$0.isEmpty }
     }
 }

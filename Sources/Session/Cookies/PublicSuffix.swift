@@ -13,13 +13,14 @@ enum PublicSuffix {
             ? "fallback: single-label domains refused (libpsl.so.5 cannot be loaded)" : "the public suffix list (libpsl)"
     }
 
-    /// Whether a response from `host` may set a cookie for `domain` (lower-case, no leading dot).
+    /// Whether a response from `host` may set a cookie for `domain` (lower-case, without a
+    /// leading dot or a trailing one: libpsl does not call `co.uk.` a public suffix).
     static func allows(domain: String, from host: String) -> Bool {
-        if domain == host { return true }
+        if domain.utf8.elementsEqual(host.utf8) { return true }
         switch afn_psl_cookie_domain_acceptable(host, domain) {
         case 1: return true
         case 0: return false
-        default: return domain.contains(".")
+        default: return domain.utf8.contains(UInt8(ascii: "."))
         }
     }
 }

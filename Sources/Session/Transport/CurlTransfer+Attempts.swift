@@ -10,7 +10,7 @@ extension CurlTransfer {
     /// Has the interceptors adapt the request of attempt `attempt`.
     func adapt(attempt: Int) {
         guard let interceptor = options.interceptor else { return perform(machine.adapted(failure: nil)) }
-        let request = originalRequest
+        let request = events?.transfer(requestForAttempt: attempt, from: originalRequest) ?? originalRequest
         keep(.interceptors(Task { [weak self, transport] in
             let adapted: Result<URLRequest, any Error>
             do {

@@ -23,6 +23,10 @@ package protocol TransferEvents: AnyObject, Sendable {
     func transfer(answeringBasicChallenge response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
     /// One request and response (a redirect hop, or the last) ended.
     func transferDidFinish(_ transaction: TransactionMetrics)
+    /// The request attempt `attempt` starts from, before the interceptors adapt it: the task's
+    /// `request` with what the task makes again for each attempt (the cookie store's cookies as
+    /// they are when it starts, which the previous attempt's responses may have changed).
+    func transfer(requestForAttempt attempt: Int, from request: URLRequest) -> URLRequest
     /// Attempt `attempt` is about to send `request` (adapted); only when the options ask for it.
     func transfer(willSend request: URLRequest, attempt: Int)
     /// The interceptors decided to retry the failed attempt `context` describes after `delay`.

@@ -113,4 +113,56 @@ final class CookieJarTests: XCTestCase {
         XCTAssertEqual(CookieJar.splitJoinedSetCookie("a=1; Expires=Wed, 21 Oct 2035 07:28:00 GMT, b=2; Path=/"),
                        ["a=1; Expires=Wed, 21 Oct 2035 07:28:00 GMT", "b=2; Path=/"])
     }
+
+    func testAPublicSuffixWithATrailingDotIsRefused() {
+        let jar = CookieJar()
+        jar.store(setCookies: ["fix=1; Domain=co.uk."], from: URL(string: "http://evil.co.uk./")!)
+        jar.store(setCookies: ["fix=2; Domain=github.io."], from: URL(string: "https://evil.github.io./")!)
+        jar.store(setCookies: ["fix=3; Domain=com."], from: URL(string: "http://evil.com./")!)
+        XCTAssertEqual(names(jar, for: URL(string: "http://bank.co.uk./")!), [], "source: \(CookieJar.publicSuffixSource)")
+        XCTAssertEqual(names(jar, for: URL(string: "https://victim.github.io./")!), [])
+        XCTAssertEqual(names(jar, for: URL(string: "http://bank.com/")!), [])
+        XCTAssertEqual(jar.cookies, [])
+    }
+
+    func testAHostIsTheSameWithOrWithoutItsTrailingDot() {
+        let jar = CookieJar()
+        jar.store(setCookies: ["d=1; Domain=example.com.; Path=/"], from: URL(string: "https://www.example.com./")!)
+        jar.store(setCookies: ["h=2; Path=/"], from: URL(string: "https://www.example.com/")!)
+        XCTAssertEqual(Set(names(jar, for: URL(string: "https://www.example.com./")!)), ["d", "h"])
+        XCTAssertEqual(Set(names(jar, for: URL(string: "https://www.example.com/")!)), ["d", "h"])
+        XCTAssertEqual(names(jar, for: URL(string: "https://api.example.com./")!), ["d"])
+        jar.store(setCookies: ["h=3; Path=/"], from: URL(string: "https://www.example.com./")!)
+        XCTAssertEqual(jar.cookies.filter { $0.name == "h" }.map(\.value), ["3"], "the same host set the same cookie twice")
+    }
+
+    func testACookieWithAControlCharacterIsNotStored() {
+        let jar = CookieJar()
+        jar.store(setCookies: ["a=1\u{01}; Path=/", "b\u{7F}=2; Path=/", "c=3\u{1B}\u{301}; Path=/"], from: https)
+        XCTAssertEqual(jar.cookies, [])
+    }
+
+    func testAMaxAgeNegativePastIntRemovesTheCookie() {
+        let jar = CookieJar()
+        jar.store(setCookies: ["a=1; Path=/"], from: https)
+        jar.store(setCookies: ["a=gone; Path=/; Max-Age=-99999999999999999999"], from: https)
+        XCTAssertEqual(jar.cookies, [])
+    }
+
+    func testAMaxAgePastIntKeepsTheCookieDespiteAPastExpires() {
+        let jar = CookieJar()
+        jar.store(setCookies: ["a=1; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT; Max-Age=99999999999999999999"], from: https)
+        XCTAssertEqual(jar.cookies.map(\.name), ["a"])
+    }
+
+    func testNamesAreComparedAsBytes() {
+        let jar = CookieJar()
+        jar.store(setCookies: ["\u{E9}=precomposed; Path=/", "e\u{301}=combining; Path=/"], from: https)
+        XCTAssertEqual(Set(jar.cookies.map(\.value)), ["precomposed", "combining"], "one cookie replaced another of different bytes")
+    }
+
+    func testJoinedSetCookieValuesAreSplitAtACommaFollowedByACombiningMark() {
+        XCTAssertEqual(CookieJar.splitJoinedSetCookie("a=1,\u{301}b=2; Path=/").map { Array($0.unicodeScalars) },
+                       [Array("a=1".unicodeScalars), Array("\u{301}b=2; Path=/".unicodeScalars)])
+    }
 }
