@@ -137,16 +137,19 @@ extension URLSessionManager: URLSessionDataDelegate {
             return request
         }
         delegate?.carriesJarCookies = true
-        guard sessionConfiguration.httpShouldSetCookies, let url = request.url, let cookies = cookieJar.headerValue(for: url) else { return request }
+        guard sessionConfiguration.httpShouldSetCookies, request.httpShouldHandleCookies, let url = request.url,
+              let cookies = cookieJar.headerValue(for: url) else { return request }
         var request = request
         request.setValue(cookies, forHTTPHeaderField: "Cookie")
         return request
     }
 
     /// Keeps the cookies of a response that URLSession's own protocol received (the libcurl
-    /// transport stores its responses' cookies itself, each `Set-Cookie` line apart).
+    /// transport stores its responses' cookies itself, each `Set-Cookie` line apart), unless
+    /// the task's request does not handle cookies (`httpShouldHandleCookies`).
     func storeCookies(of response: HTTPURLResponse, delegate: TaskDelegate?) {
         guard sessionConfiguration.httpCookieAcceptPolicy != .never, delegate?.isCarriedByLibcurl == false,
+              delegate?.task.originalRequest?.httpShouldHandleCookies ?? true,
               let url = response.url, let joined = response.value(forHTTPHeaderField: "Set-Cookie") else { return }
         cookieJar.store(setCookies: CookieJar.splitJoinedSetCookie(joined), from: url)
     }

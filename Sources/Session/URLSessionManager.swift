@@ -586,7 +586,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
             // The jar first: an empty one answers at once, where reading the request's header
             // costs thousands of instructions. A `Cookie` header of the caller's replaces the jar's.
             var carriesJarCookies = false
-            if sessionConfiguration.httpShouldSetCookies, let url = request.url, let cookies = cookieJar.headerValue(for: url),
+            if sessionConfiguration.httpShouldSetCookies, request.httpShouldHandleCookies, let url = request.url, let cookies = cookieJar.headerValue(for: url),
                request.value(forHTTPHeaderField: "Cookie") == nil {
                 request.setValue(cookies, forHTTPHeaderField: "Cookie")
                 carriesJarCookies = true

@@ -73,7 +73,8 @@ extension CurlTransfer {
         }
         guard let url = request.url, let head = ResponseHead.parse(lines), let response = head.response(for: url) else { return true }
         if hop.tls == nil, let easy, let ssl = afn_easy_tls_ssl(easy) { hop.tls = Self.describe(ssl) }
-        transport.settings.storeCookies(head.setCookies, from: url)
+        // A request that does not handle cookies stores none (`httpShouldHandleCookies`).
+        if originalRequest.httpShouldHandleCookies { transport.settings.storeCookies(head.setCookies, from: url) }
         guard machine.isDelivering else { return true }
         // Only a proxy answers 407; over plain HTTP its answer arrives as the response.
         if response.statusCode == 407, let proxy = hop.proxy {
