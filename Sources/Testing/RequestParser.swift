@@ -84,7 +84,10 @@ struct RequestParser {
     private static func head(_ bytes: Data, bodyStart: Int) throws(Failure) -> (parsed: Parsed, bodyStart: Int, chunked: Bool) {
         let lines = Self.lines(of: [UInt8](bytes))
         let requestLine = lines[0].split(separator: 0x20, omittingEmptySubsequences: false)
-        guard requestLine.count == 3, !requestLine[0].isEmpty, !requestLine[1].isEmpty, requestLine[2].starts(with: "HTTP/1.".utf8) else {
+        // The version is `HTTP/1.` and one digit (RFC 9112, 2.3).
+        let version = requestLine.count == 3 ? requestLine[2] : []
+        guard requestLine.count == 3, !requestLine[0].isEmpty, !requestLine[1].isEmpty, version.count == 8, version.starts(with: "HTTP/1.".utf8),
+              let digit = version.last, (0x30...0x39).contains(digit) else {
             throw .malformedRequestLine(String(decoding: lines[0], as: UTF8.self))
         }
         let fields = try lines.dropFirst().map { line throws(Failure) in try field(of: line) }
@@ -109,7 +112,7 @@ struct RequestParser {
             end = sum
         }
         let closes = value("connection").map { elements(of: $0).contains { equalIgnoringASCIICase($0, "close") } } == true
-            || requestLine[2].elementsEqual("HTTP/1.0".utf8)
+            || version.elementsEqual("HTTP/1.0".utf8)
         let parsed = Parsed(
             method: String(decoding: requestLine[0], as: UTF8.self), target: String(decoding: requestLine[1], as: UTF8.self), fields: fields,
             body: Data(), consumed: end, closes: closes)

@@ -118,6 +118,7 @@ final class RequestParserTests: XCTestCase {
         XCTAssertThrowsError(try parse("GET /a \u{301}b HTTP/1.1\r\n\r\n"), "a space in the target") {
             XCTAssertEqual($0 as? RequestParser.Failure, .malformedRequestLine("GET /a \u{301}b HTTP/1.1"))
         }
+        XCTAssertThrowsError(try parse("GET / HTTP/1.\u{301}1\r\n\r\n"), "a mark in the version")
         let chunked = try XCTUnwrap(parse("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2;\u{301}x\r\nok\r\n0\r\n\r\n"))
         XCTAssertEqual(chunked.body, Data("ok".utf8))
     }
