@@ -6,14 +6,14 @@
 # run and leaves the input in .build-fuzz/crashes/<target>, to become a regression test (and a
 # seed). CI runs the short form.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   targets: certificate response-head netlink
-#        resume-data request-encoders response-serializers transfer-state
+#        resume-data request-encoders response-serializers transfer-state combining-marks
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 seconds="${1:-20}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(certificate response-head netlink resume-data request-encoders response-serializers transfer-state)
+[ ${#targets[@]} -gt 0 ] || targets=(certificate response-head netlink resume-data request-encoders response-serializers transfer-state combining-marks)
 scratch="$root/.build-fuzz"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

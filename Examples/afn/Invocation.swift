@@ -91,9 +91,12 @@ struct Invocation {
             guard let value = remaining.popFirst() else { throw UsageError(description: "\(option) needs a value") }
             return value
         }
-        func pair(_ text: String, separator: Character, option: String) throws -> (String, String) {
-            guard let index = text.firstIndex(of: separator) else { throw UsageError(description: "\(option) expects k\(separator)v, got \(text)") }
-            return (String(text[..<index]), String(text[text.index(after: index)...]).trimmingCharacters(in: .whitespaces))
+        // Split at the first separator scalar, as curl splits its arguments: followed by a
+        // combining mark, the separator is one `Character` with it, which a search would pass over.
+        func pair(_ text: String, separator: Unicode.Scalar, option: String) throws -> (String, String) {
+            let scalars = text.unicodeScalars
+            guard let index = scalars.firstIndex(of: separator) else { throw UsageError(description: "\(option) expects k\(separator)v, got \(text)") }
+            return (String(scalars[..<index]), String(scalars[scalars.index(after: index)...]).trimmingCharacters(in: .whitespaces))
         }
         func seconds(for option: String) throws -> TimeInterval {
             guard let seconds = TimeInterval(try value(for: option)), seconds > 0 else { throw UsageError(description: "\(option) expects seconds") }

@@ -102,8 +102,14 @@ public final class StreamingMultipartFormData: MultipartFormData {
     }
 
     /// A double quote would end the quoted-string early; HTML's form encoding writes it `%22`.
+    /// Every U+0022 scalar: followed by a combining mark it is one `Character` with the mark,
+    /// which a search for `"\""` passes over while a server's parser still ends the value there.
     private static func quoted(_ value: String) -> String {
-        value.replacingOccurrences(of: "\"", with: "%22")
+        var escaped = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" { escaped.append(contentsOf: "%22".unicodeScalars) } else { escaped.append(scalar) }
+        }
+        return String(escaped)
     }
 }
 

@@ -80,13 +80,28 @@ extension TaskDelegate: TransferEvents {
             readsThroughWindow: !receivesBodyFromTransport || streamsBody)
     }
 
-    /// The `realm` parameter of a Basic challenge.
+    /// The `realm` parameter of a Basic challenge: a quoted string up to its closing quote
+    /// (a backslash escaping the next byte), or a token up to a comma. Read as bytes: a `"` or
+    /// `=` followed by a combining mark is one `Character`, which a search of the text would
+    /// pass over.
     private static func realm(of response: HTTPURLResponse) -> String? {
-        guard let header = response.value(forHTTPHeaderField: "WWW-Authenticate"),
-              let range = header.range(of: "realm=", options: .caseInsensitive) else { return nil }
-        let value = header[range.upperBound...]
-        if value.hasPrefix("\"") { return value.dropFirst().split(separator: "\"", maxSplits: 1).first.map(String.init) }
-        return value.split(separator: ",", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let header = response.value(forHTTPHeaderField: "WWW-Authenticate") else { return nil }
+        let bytes = Array(header.utf8)
+        let key = Array("realm=".utf8)
+        guard bytes.count >= key.count, let start = (0...(bytes.count - key.count)).first(where: { start in
+            key.indices.allSatisfy { bytes[start + $0] == key[$0] || (bytes[start + $0] | 0x20 == key[$0] && key[$0] >= 0x61) }
+        }) else { return nil }
+        var value = bytes[(start + key.count)...]
+        guard value.first == UInt8(ascii: "\"") else {
+            let token = value.prefix { $0 != UInt8(ascii: ",") }
+            return String(decoding: token, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        }
+        value = value.dropFirst()
+        var realm: [UInt8] = []
+        while let byte = value.popFirst(), byte != UInt8(ascii: "\"") {
+            realm.append(byte == UInt8(ascii: "\\") ? value.popFirst() ?? byte : byte)
+        }
+        return String(decoding: realm, as: UTF8.self)
     }
 }
 

@@ -16,13 +16,12 @@ public enum MultipartParts {
     }
 
     /// The parts of `body` under the boundary its `contentType` names; empty when it is not
-    /// a multipart body.
+    /// a multipart body. Read as bytes: a `"` or `;` followed by a combining mark is one
+    /// `Character`, which a search of the text would pass over where a server's parser stops.
     public static func parse(_ body: Data, contentType: String?) -> [Part] {
-        guard let contentType, let range = contentType.range(of: "boundary=") else { return [] }
-        let boundary = contentType[range.upperBound...].split(separator: ";").first.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) } ?? ""
-        guard !boundary.isEmpty else { return [] }
+        guard let contentType, let boundary = boundary(in: Array(contentType.utf8)), !boundary.isEmpty else { return [] }
         let bytes = [UInt8](body)
-        let delimiter = [UInt8](("--" + boundary).utf8)
+        let delimiter = [UInt8]("--".utf8) + boundary
         var parts: [Part] = []
         var starts: [Int] = []
         var index = 0
@@ -39,31 +38,58 @@ public enum MultipartParts {
             let partStart = start + delimiter.count + 2
             let partEnd = end - 2
             guard partStart <= partEnd, let headEnd = find([13, 10, 13, 10], in: bytes, from: partStart, to: partEnd) else { continue }
-            let head = String(decoding: bytes[partStart..<headEnd], as: UTF8.self)
             var part = Part(content: Data(bytes[(headEnd + 4)..<partEnd]))
-            for line in head.components(separatedBy: "\r\n") {
-                let lower = line.lowercased()
-                if lower.hasPrefix("content-disposition:") {
-                    part.name = parameter("name", in: line)
-                    part.filename = parameter("filename", in: line)
-                } else if lower.hasPrefix("content-type:") {
-                    part.contentType = line.dropFirst("content-type:".count).trimmingCharacters(in: .whitespaces)
+            var lineStart = partStart
+            while lineStart < headEnd {
+                let lineEnd = find([13, 10], in: bytes, from: lineStart, to: headEnd) ?? headEnd
+                let line = bytes[lineStart..<lineEnd]
+                if let value = value(of: "content-disposition:", in: line) {
+                    part.name = parameter("name", in: value)
+                    part.filename = parameter("filename", in: value)
+                } else if let value = value(of: "content-type:", in: line) {
+                    part.contentType = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespaces)
                 }
+                lineStart = lineEnd + 2
             }
             parts.append(part)
         }
         return parts
     }
 
-    private static func parameter(_ name: String, in line: String) -> String? {
-        guard let range = line.range(of: "; \(name)=\"") else { return nil }
-        return line[range.upperBound...].split(separator: "\"", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+    /// The `boundary` parameter of a content type: after `boundary=`, up to a `;`, without the
+    /// quotes and spaces around it.
+    private static func boundary(in contentType: [UInt8]) -> [UInt8]? {
+        let key = Array("boundary=".utf8)
+        guard let start = find(key, in: contentType, from: 0, to: contentType.count, ignoringASCIICase: true) else { return nil }
+        let value = contentType[(start + key.count)...].prefix { $0 != UInt8(ascii: ";") }
+        let isTrimmed = { (byte: UInt8) in byte == UInt8(ascii: "\"") || byte == 0x20 }
+        return Array(value.drop(while: isTrimmed).reversed().drop(while: isTrimmed).reversed())
     }
 
-    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int, to end: Int) -> Int? {
+    /// The rest of `line` when it starts with the field name `name` (lowercase, with its colon)
+    /// in any case.
+    private static func value(of name: String, in line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let name = Array(name.utf8)
+        guard line.count >= name.count, find(name, in: Array(line.prefix(name.count)), from: 0, to: name.count, ignoringASCIICase: true) == 0 else {
+            return nil
+        }
+        return line.dropFirst(name.count)
+    }
+
+    /// The quoted parameter `name` (`; name="value"`) of a `Content-Disposition` value, up to the
+    /// next `"`.
+    private static func parameter(_ name: String, in value: ArraySlice<UInt8>) -> String? {
+        let key = Array("; \(name)=\"".utf8)
+        let bytes = Array(value)
+        guard let start = find(key, in: bytes, from: 0, to: bytes.count) else { return nil }
+        return String(decoding: bytes[(start + key.count)...].prefix { $0 != UInt8(ascii: "\"") }, as: UTF8.self)
+    }
+
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int, to end: Int, ignoringASCIICase: Bool = false) -> Int? {
+        let fold = { (byte: UInt8) in ignoringASCIICase && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
         var index = start
         while index + needle.count <= end {
-            if Array(bytes[index..<(index + needle.count)]) == needle { return index }
+            if needle.indices.allSatisfy({ fold(bytes[index + $0]) == needle[$0] }) { return index }
             index += 1
         }
         return nil

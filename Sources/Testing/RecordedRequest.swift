@@ -49,8 +49,9 @@ public struct RecordedRequest: Sendable, Equatable {
         self.url = url
     }
 
-    /// The target's path, percent-encoded as sent (`/v1/items`).
-    public var path: String { String(target.prefix { $0 != "?" }) }
+    /// The target's path, percent-encoded as sent (`/v1/items`): up to the first `?` scalar
+    /// (followed by a combining mark, a `?` is one `Character` with it).
+    public var path: String { String(target.unicodeScalars.prefix { $0 != "?" }) }
 
     /// The target's query items, decoded; empty without a query.
     public var queryItems: [URLQueryItem] { URLComponents(string: target)?.queryItems ?? [] }
@@ -71,8 +72,40 @@ public struct RecordedRequest: Sendable, Equatable {
     /// The fields of a URL-encoded form body (`a=1&b=two`), decoded, in order.
     public var formFields: [URLQueryItem] { Self.formFields(of: body) }
 
-    /// The fields of the URL-encoded form `body`.
+    /// The fields of the URL-encoded form `body`, read as bytes as a browser's form parser
+    /// does (WHATWG URL, application/x-www-form-urlencoded): fields split at each `&`, a name
+    /// from its value at the first `=` (no `=`: no value), `+` a space, then percent-decoding.
+    /// Through text, a `+` followed by a combining mark was one `Character` left unreplaced,
+    /// and Foundation's query parser, given any byte outside ASCII, decoded no escape at all.
     static func formFields(of body: Data) -> [URLQueryItem] {
-        URLComponents(string: "?" + String(decoding: body, as: UTF8.self).replacingOccurrences(of: "+", with: "%20"))?.queryItems ?? []
+        body.split(separator: UInt8(ascii: "&")).map { field in
+            guard let equals = field.firstIndex(of: UInt8(ascii: "=")) else { return URLQueryItem(name: formDecoded(field), value: nil) }
+            return URLQueryItem(name: formDecoded(field[..<equals]), value: formDecoded(field[(equals + 1)...]))
+        }
+    }
+
+    /// `bytes` with `+` as a space and each `%` with two hexadecimal digits as its byte, as UTF-8.
+    private static func formDecoded(_ bytes: Data) -> String {
+        let hex = { (byte: UInt8) -> UInt8? in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var decoded: [UInt8] = []
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
     }
 }

@@ -52,11 +52,12 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
 
     /// Whether `candidate` is `pattern`, a `*` segment of the pattern standing for any one
-    /// non-empty segment.
+    /// non-empty segment. Segments end at each `/` scalar: a decoded path may hold a `/`
+    /// followed by a combining mark, one `Character` with it.
     static func pattern(_ pattern: String, matches candidate: String) -> Bool {
-        guard pattern.contains("*") else { return pattern == candidate }
-        let expected = pattern.split(separator: "/", omittingEmptySubsequences: false)
-        let actual = candidate.split(separator: "/", omittingEmptySubsequences: false)
+        guard pattern.unicodeScalars.contains("*") else { return pattern == candidate }
+        let expected = pattern.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let actual = candidate.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         return expected.count == actual.count && zip(expected, actual).allSatisfy { $0 == "*" ? !$1.isEmpty : $0 == $1 }
     }
 

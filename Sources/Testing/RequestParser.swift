@@ -12,6 +12,7 @@ struct RequestParser {
         case malformedField(String)
         case invalidContentLength(String)
         case malformedChunk
+        case unsupportedTransferCoding(String)
         case headTooLarge
     }
 
@@ -78,37 +79,107 @@ struct RequestParser {
     }
 
     /// The request of the head `bytes` (request line and fields), its body not read yet:
-    /// `consumed` is where a body of known length ends.
+    /// `consumed` is where a body of known length ends. Read as bytes: a delimiter followed by
+    /// a combining mark is one `Character`, which a search of the text would pass over.
     private static func head(_ bytes: Data, bodyStart: Int) throws(Failure) -> (parsed: Parsed, bodyStart: Int, chunked: Bool) {
-        let lines = String(decoding: bytes, as: UTF8.self).components(separatedBy: "\r\n")
-        let requestLine = lines[0].split(separator: " ", omittingEmptySubsequences: false)
-        guard requestLine.count == 3, !requestLine[0].isEmpty, !requestLine[1].isEmpty, requestLine[2].hasPrefix("HTTP/1.") else {
-            throw .malformedRequestLine(lines[0])
+        let lines = Self.lines(of: [UInt8](bytes))
+        let requestLine = lines[0].split(separator: 0x20, omittingEmptySubsequences: false)
+        // The version is `HTTP/1.` and one digit (RFC 9112, 2.3).
+        let version = requestLine.count == 3 ? requestLine[2] : []
+        guard requestLine.count == 3, !requestLine[0].isEmpty, !requestLine[1].isEmpty, version.count == 8, version.starts(with: "HTTP/1.".utf8),
+              let digit = version.last, (0x30...0x39).contains(digit) else {
+            throw .malformedRequestLine(String(decoding: lines[0], as: UTF8.self))
         }
-        let fields = try lines.dropFirst().map(field(of:))
-        let value = { (name: String) in fields.first { $0.name.lowercased() == name }?.value }
-        let chunked = value("transfer-encoding")?.lowercased().contains("chunked") == true
+        let fields = try lines.dropFirst().map { line throws(Failure) in try field(of: line) }
+        let value = { (name: String) in fields.first { equalIgnoringASCIICase($0.name, name) }?.value }
+        var chunked = false
+        if let codings = value("transfer-encoding") {
+            // The body is chunked when chunked is the last coding; with any other last coding
+            // its length cannot be known (RFC 9112, 6.3).
+            guard let last = elements(of: codings).last, equalIgnoringASCIICase(last, "chunked") else {
+                throw .unsupportedTransferCoding(codings)
+            }
+            chunked = true
+        }
         var end = bodyStart
         if !chunked, let length = value("content-length") {
-            guard let count = Int(length), count >= 0 else { throw .invalidContentLength(length) }
-            end = bodyStart + count
+            // Digits only, and a count the buffer's indices can reach: the server's arithmetic
+            // never traps on what a client sends.
+            guard !length.isEmpty, length.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let count = Int(length),
+                  case let (sum, overflow) = bodyStart.addingReportingOverflow(count), !overflow else {
+                throw .invalidContentLength(length)
+            }
+            end = sum
         }
-        let closes = value("connection")?.lowercased() == "close" || requestLine[2] == "HTTP/1.0"
-        let parsed = Parsed(method: String(requestLine[0]), target: String(requestLine[1]), fields: fields, body: Data(), consumed: end, closes: closes)
+        let closes = value("connection").map { elements(of: $0).contains { equalIgnoringASCIICase($0, "close") } } == true
+            || version.elementsEqual("HTTP/1.0".utf8)
+        let parsed = Parsed(
+            method: String(decoding: requestLine[0], as: UTF8.self), target: String(decoding: requestLine[1], as: UTF8.self), fields: fields,
+            body: Data(), consumed: end, closes: closes)
         return (parsed, bodyStart, chunked)
     }
 
-    /// The field of a header or trailer line.
-    private static func field(of line: String) throws(Failure) -> RecordedRequest.Field {
-        guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { throw .malformedField(line) }
-        return .init(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    /// The lines of `bytes`, split at each CRLF.
+    private static func lines(of bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        var lines: [ArraySlice<UInt8>] = []
+        var start = 0
+        var index = 0
+        while index + 1 < bytes.count {
+            if bytes[index] == 13, bytes[index + 1] == 10 {
+                lines.append(bytes[start..<index])
+                index += 2
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        lines.append(bytes[start...])
+        return lines
     }
 
-    /// Whether `bytes` holds a complete head asking for `100 Continue` before its body.
+    /// The field of a header or trailer line: the name before its first colon, the value after
+    /// it without the spaces and tabs around it.
+    private static func field<Line: Collection<UInt8>>(of line: Line) throws(Failure) -> RecordedRequest.Field {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon != line.startIndex else {
+            throw .malformedField(String(decoding: line, as: UTF8.self))
+        }
+        return .init(name: String(decoding: line[..<colon], as: UTF8.self), value: String(decoding: trimmed(line[line.index(after: colon)...]), as: UTF8.self))
+    }
+
+    /// `bytes` without the spaces and tabs at either end.
+    private static func trimmed<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return bytes[bytes.endIndex...] }
+        var end = bytes.index(after: first)
+        var index = end
+        while index != bytes.endIndex {
+            if !isSpace(bytes[index]) { end = bytes.index(after: index) }
+            index = bytes.index(after: index)
+        }
+        return bytes[first..<end]
+    }
+
+    /// The elements of a comma-separated field value, trimmed.
+    private static func elements(of value: String) -> [String] {
+        Array(value.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { String(decoding: trimmed($0), as: UTF8.self) }
+    }
+
+    /// Whether `text` is `other` in any ASCII case, compared byte by byte.
+    private static func equalIgnoringASCIICase(_ text: String, _ other: String) -> Bool {
+        text.utf8.count == other.utf8.count && zip(text.utf8, other.utf8).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20))
+        }
+    }
+
+    /// Whether `bytes` holds a complete head asking for `100 Continue` before its body: an
+    /// `Expect` field whose value is `100-continue` in any case.
     static func expectsContinue(_ bytes: Data) -> Bool {
         let buffer = bytes.startIndex == 0 ? bytes : Data(bytes)
         guard let headEnd = find([13, 10, 13, 10], in: buffer, from: 0) else { return false }
-        return String(decoding: buffer[0..<headEnd], as: UTF8.self).lowercased().contains("\r\nexpect: 100-continue")
+        return lines(of: [UInt8](buffer[0..<headEnd])).dropFirst().contains { line in
+            guard let field = try? field(of: line) else { return false }
+            return equalIgnoringASCIICase(field.name, "expect") && equalIgnoringASCIICase(field.value, "100-continue")
+        }
     }
 
     /// Decodes the chunks of a chunked body complete in `buffer` from `progress.offset` on,
@@ -120,8 +191,7 @@ struct RequestParser {
         while true {
             var offset = progress.offset
             guard let lineEnd = find([13, 10], in: buffer, from: offset) else { return nil }
-            let sizeText = String(decoding: buffer[offset..<lineEnd], as: UTF8.self).prefix { $0 != ";" }
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else { throw .malformedChunk }
+            guard let size = chunkSize(buffer[offset..<lineEnd]) else { throw .malformedChunk }
             offset = lineEnd + 2
             if size == 0 {
                 // Trailer fields, then the empty line; read whole once they are all there.
@@ -134,7 +204,7 @@ struct RequestParser {
                         trailers = fields
                         return offset
                     }
-                    fields.append(try field(of: String(decoding: buffer[line], as: UTF8.self)))
+                    fields.append(try field(of: buffer[line]))
                 }
             }
             guard size <= buffer.count - offset - 2 else { return nil }
@@ -142,6 +212,28 @@ struct RequestParser {
             progress.body.append(buffer[offset..<(offset + size)])
             progress.offset = offset + size + 2
         }
+    }
+
+    /// The size of a chunk-size line (`1a`, `1a;name=value`): hexadecimal digits only, before
+    /// any extension, in an `Int`; `nil` for anything else (a sign, no digit, a size past
+    /// `Int.max`).
+    private static func chunkSize(_ line: Data) -> Int? {
+        let digits = trimmed(line.prefix { $0 != UInt8(ascii: ";") })
+        guard !digits.isEmpty else { return nil }
+        var size = 0
+        for byte in digits {
+            let digit: Int
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = Int(byte - UInt8(ascii: "a")) + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = Int(byte - UInt8(ascii: "A")) + 10
+            default: return nil
+            }
+            let (shifted, overflow) = size.multipliedReportingOverflow(by: 16)
+            guard !overflow else { return nil }
+            size = shifted + digit
+        }
+        return size
     }
 
     /// Where `needle` first occurs in `buffer` (indexed from 0) at or after `start`.

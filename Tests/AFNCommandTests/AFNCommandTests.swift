@@ -48,6 +48,14 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("HTTP 200"), run.stderr)
     }
 
+    /// `k=v` splits at its first `=`, also one followed by U+0301 (one `Character` with it),
+    /// as curl splits its arguments.
+    func testAQueryPairSplitsAtAnEqualsSignFollowedByACombiningMark() throws {
+        let run = try afn("get", try HTTPBin.url("/get").absoluteString, "--query", "a=\u{301}=b")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.json?["args"] as? [String: String], ["a": "\u{301}=b"])
+    }
+
     func testPostJSONSendsTheDocumentAsIs() throws {
         let run = try afn("post", try HTTPBin.url("/post").absoluteString, "--json", #"{"k":[1,2],"s":"x"}"#)
         XCTAssertEqual(run.status, 0, run.stderr)

@@ -127,6 +127,28 @@ final class StreamingMultipartFormDataTests: XCTestCase {
         XCTAssertTrue(body.contains("name=\"a%22b\"; filename=\"c%22.txt\""), body)
     }
 
+    /// `"` then U+0301 is one `Character`; its `"` must be `%22` all the same, or a server's
+    /// parser ends the value there and reads what follows as more parameters.
+    func testDoubleQuoteFollowedByACombiningMarkIsPercentEncoded() throws {
+        let form = StreamingMultipartFormData(boundary: "B")
+        try form.appendPart(withFileData: Data("png".utf8), name: "n\"\u{301}",
+                            fileName: "x\"\u{301}; filename*=UTF-8''evil.php; x=\"\u{301}.png", mimeType: "image/png")
+        try form.appendPart(withForm: Data("v".utf8), name: "f\"\u{301}; name*=UTF-8''evil; x=\"\u{301}")
+        XCTAssertEqual(try readAll(form.makeBodyStream()), Data("""
+            --B\r
+            Content-Disposition: form-data; name="n%22\u{301}"; filename="x%22\u{301}; filename*=UTF-8''evil.php; x=%22\u{301}.png"\r
+            Content-Type: image/png\r
+            \r
+            png\r
+            --B\r
+            Content-Disposition: form-data; name="f%22\u{301}; name*=UTF-8''evil; x=%22\u{301}"\r
+            \r
+            v\r
+            --B--\r
+
+            """.utf8))
+    }
+
     func testInputStreamThatEndsEarlyFailsTheBodyStream() {
         let form = StreamingMultipartFormData()
         XCTAssertNoThrow(try form.appendPart(with: InputStream(data: Data(count: 10)), name: "s", fileName: "s", length: 20, mimeType: "a/b"))

@@ -97,4 +97,21 @@ final class TaskDelegateTransferEventsTests: XCTestCase {
         let other = URLSession(configuration: .ephemeral).dataTask(with: url)
         XCTAssertNil(registry.transferRegistration(for: other))
     }
+
+    /// The realm of a Basic challenge ends at its closing quote, also when a combining mark
+    /// follows that quote (one `Character` with it).
+    func testTheRealmOfABasicChallengeEndsAtAClosingQuoteFollowedByACombiningMark() throws {
+        let manager = manager()
+        let realm = Locked<String?>(nil)
+        manager.overrides.taskDidReceiveAuthenticationChallenge = { _, _, challenge in
+            realm.withLock { $0 = challenge.protectionSpace.realm }
+            return (.cancelAuthenticationChallenge, nil)
+        }
+        let task = try manager.dataTask(with: URLRequest(url: url), completionHandler: { _, _, _ in })
+        let delegate = try XCTUnwrap(manager.table.delegate(for: task))
+        let response = try XCTUnwrap(HTTPURLResponse(
+            url: url, statusCode: 401, httpVersion: "HTTP/1.1", headerFields: ["WWW-Authenticate": "Basic realm=\"api\"\u{301}, charset=\"UTF-8\""]))
+        XCTAssertNil(delegate.transfer(answeringBasicChallenge: response, to: URLRequest(url: url)))
+        XCTAssertEqual(realm.withLock { $0 }, "api")
+    }
 }

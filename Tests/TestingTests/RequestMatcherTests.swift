@@ -55,4 +55,10 @@ final class RequestMatcherTests: XCTestCase {
         XCTAssertEqual(RequestMatcher(method: "GET", path: "/v1/items").unmet(by: recorded), 1)
         XCTAssertEqual(RequestMatcher(method: "GET", path: "/v2", query: ["page": "9"]).unmet(by: recorded), 3)
     }
+
+    /// A decoded path may hold a `/` followed by U+0301, one `Character` with it: the `/`
+    /// still ends a segment.
+    func testAStarSegmentEndsAtASlashFollowedByACombiningMark() {
+        XCTAssertTrue(RequestMatcher(path: "/v1/*").matches(request("GET", "https://api.example.com/v1/%CC%81x")))
+    }
 }

@@ -89,5 +89,55 @@ final class RequestParserTests: XCTestCase {
         XCTAssertEqual(try parser.parse(Data("GET /a HTTP/1.1\r\n\r\n".utf8))?.target, "/a")
         XCTAssertEqual(try parser.parse(Data("GET /b HTTP/1.1\r\n\r\n".utf8))?.target, "/b")
     }
-}
 
+    /// A length whose end lies past `Int.max` is refused (the server answers 400) instead of
+    /// trapping in the sum.
+    func testAContentLengthPastTheLargestIndexIsRefused() {
+        for length in ["9223372036854775807", "9223372036854775790", "99999999999999999999", "+5", "5 5", ""] {
+            XCTAssertThrowsError(try parse("POST / HTTP/1.1\r\nContent-Length: \(length)\r\n\r\n"), length) {
+                XCTAssertEqual($0 as? RequestParser.Failure, .invalidContentLength(length))
+            }
+        }
+    }
+
+    /// A chunk size is hexadecimal digits only, in an `Int`: no sign, no prefix, no overflow.
+    func testChunkSizesThatAreNotHexadecimalDigitsInAnIntAreRefused() {
+        for size in ["ffffffffffffffffff", "10000000000000000", "-1", "+5", "0x5", "", " ", "5\u{301}"] {
+            XCTAssertThrowsError(try parse("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\(size)\r\n"), size) {
+                XCTAssertEqual($0 as? RequestParser.Failure, .malformedChunk)
+            }
+        }
+        XCTAssertNil(try parse("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\nab"), "the largest size waits for its bytes")
+    }
+
+    /// A colon, a space or a semicolon followed by U+0301 is one `Character` with it; the
+    /// parser reads bytes, and finds each delimiter where a server does.
+    func testDelimitersFollowedByACombiningMarkStillDelimit() throws {
+        let parsed = try XCTUnwrap(parse("GET / HTTP/1.1\r\nX-A:\u{301}b: c\r\n\r\n"))
+        XCTAssertEqual(parsed.fields, [.init(name: "X-A", value: "\u{301}b: c")])
+        XCTAssertThrowsError(try parse("GET /a \u{301}b HTTP/1.1\r\n\r\n"), "a space in the target") {
+            XCTAssertEqual($0 as? RequestParser.Failure, .malformedRequestLine("GET /a \u{301}b HTTP/1.1"))
+        }
+        XCTAssertThrowsError(try parse("GET / HTTP/1.\u{301}1\r\n\r\n"), "a mark in the version")
+        let chunked = try XCTUnwrap(parse("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2;\u{301}x\r\nok\r\n0\r\n\r\n"))
+        XCTAssertEqual(chunked.body, Data("ok".utf8))
+    }
+
+    /// A transfer coding other than chunked last leaves the body's length unknown: refused
+    /// (RFC 9112, 6.3), also `chunked` followed by a combining mark.
+    func testATransferCodingOtherThanChunkedLastIsRefused() throws {
+        for codings in ["chunked\u{301}", "gzip", "chunked, gzip"] {
+            XCTAssertThrowsError(try parse("POST / HTTP/1.1\r\nTransfer-Encoding: \(codings)\r\nContent-Length: 2\r\n\r\nok"), codings) {
+                XCTAssertEqual($0 as? RequestParser.Failure, .unsupportedTransferCoding(codings))
+            }
+        }
+        XCTAssertEqual(try parse("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")?.body, Data("ok".utf8))
+    }
+
+    /// `100 Continue` is sent for an `Expect` field of exactly `100-continue`, in any case.
+    func testOnlyAnExpectFieldOf100ContinueAsksToContinue() {
+        XCTAssertTrue(RequestParser.expectsContinue(Data("PUT / HTTP/1.1\r\nExpect:100-Continue\r\n\r\n".utf8)))
+        XCTAssertFalse(RequestParser.expectsContinue(Data("PUT / HTTP/1.1\r\nExpect: 100-continue\u{301}\r\n\r\n".utf8)))
+        XCTAssertFalse(RequestParser.expectsContinue(Data("PUT / HTTP/1.1\r\nX-Expect: 100-continue\r\n\r\n".utf8)))
+    }
+}

@@ -136,8 +136,9 @@ final class TestServerTests: XCTestCase {
                        "No stub matches GET \(server.baseURL.absoluteString)/v1/other (the nearest routes: GET /v1/status).")
     }
 
-    func testAMalformedRequestIsAnswered400AndTheConnectionClosed() throws {
-        let server = try server { _ in .text("never") }
+    /// Sends `request` on a new connection to `server` and returns all it gets back until the
+    /// server closes the connection.
+    private func exchange(_ request: String, with server: TestServer) throws -> String {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
         var address = sockaddr_in()
@@ -148,7 +149,7 @@ final class TestServerTests: XCTestCase {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         XCTAssertEqual(connected, 0)
-        _ = "NOT HTTP\r\n\r\n".withCString { send(descriptor, $0, strlen($0), 0) }
+        _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
         var reply = Data()
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
@@ -156,8 +157,27 @@ final class TestServerTests: XCTestCase {
             guard count > 0 else { break }
             reply.append(contentsOf: buffer[0..<count])
         }
-        XCTAssertEqual(String(decoding: reply, as: UTF8.self), "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        return String(decoding: reply, as: UTF8.self)
+    }
+
+    func testAMalformedRequestIsAnswered400AndTheConnectionClosed() throws {
+        let server = try server { _ in .text("never") }
+        XCTAssertEqual(try exchange("NOT HTTP\r\n\r\n", with: server), "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         XCTAssertTrue(server.requests.isEmpty)
+    }
+
+    /// Numbers a client sends are never used in unchecked arithmetic: a length or a chunk size
+    /// past `Int.max` is answered 400, and the server (and the test process hosting it) goes
+    /// on serving.
+    func testALengthOrAChunkSizePastIntMaxIsAnswered400AndTheServerGoesOn() throws {
+        let server = try server { _ in .text("still here") }
+        let refused = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        XCTAssertEqual(try exchange("POST / HTTP/1.1\r\nContent-Length: 9223372036854775807\r\n\r\n", with: server), refused)
+        XCTAssertEqual(try exchange("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n", with: server), refused)
+        let reply = try exchange("GET /next HTTP/1.1\r\nConnection: close\r\n\r\n", with: server)
+        XCTAssertTrue(reply.hasPrefix("HTTP/1.1 200 OK\r\n"), reply)
+        XCTAssertTrue(reply.hasSuffix("\r\n\r\nstill here"), reply)
+        XCTAssertEqual(server.requests.map(\.target), ["/next"])
     }
 
     func testAServerOnAUnixDomainSocketAnswers() async throws {

@@ -47,7 +47,18 @@ public struct Redaction: Sendable, Equatable {
     /// `headerNameFragments`, in any case.
     public func isSecret(header name: String) -> Bool {
         let lowercased = name.lowercased()
-        return headers.contains(lowercased) || headerNameFragments.contains { lowercased.contains($0) }
+        return headers.contains(lowercased) || headerNameFragments.contains { Self.bytes(of: lowercased, contain: $0) }
+    }
+
+    /// Whether `text` holds `fragment`, compared as UTF-8 bytes: a name such as `token` followed
+    /// by a combining mark ends in another `Character`, which a search of the text would not
+    /// match, yet the name still spells the secret's.
+    private static func bytes(of text: String, contain fragment: String) -> Bool {
+        let text = Array(text.utf8)
+        let fragment = Array(fragment.utf8)
+        guard !fragment.isEmpty else { return true }
+        guard text.count >= fragment.count else { return false }
+        return (0...(text.count - fragment.count)).contains { start in text[start..<(start + fragment.count)].elementsEqual(fragment) }
     }
 
     /// `url` with the values of secret query, fragment and path parameters (and any password)
@@ -68,7 +79,7 @@ public struct Redaction: Sendable, Equatable {
     /// Whether a parameter named `name` (percent-encoded as it stands) carries a secret.
     public func isSecret(parameter name: String) -> Bool {
         let decoded = (name.removingPercentEncoding ?? name).lowercased()
-        return queryNameFragments.contains { decoded.contains($0) }
+        return queryNameFragments.contains { Self.bytes(of: decoded, contain: $0) }
     }
 
     /// `text`, parameters `name=value` joined by `separator`, with secret values replaced.

@@ -29,8 +29,16 @@ extension URLRequest {
         return parts.joined(separator: " ")
     }
 
-    /// `text` in single quotes, each single quote inside closed, escaped and reopened.
+    /// `text` in single quotes, each single quote inside closed, escaped and reopened. Read
+    /// scalar by scalar: a `'` followed by a combining mark is one `Character`, which a search
+    /// for `"'"` passes over, and the shell would then end the quoting there.
     static func shellQuoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        var quoted = String.UnicodeScalarView()
+        quoted.append("'")
+        for scalar in text.unicodeScalars {
+            if scalar == "'" { quoted.append(contentsOf: #"'\''"#.unicodeScalars) } else { quoted.append(scalar) }
+        }
+        quoted.append("'")
+        return String(quoted)
     }
 }

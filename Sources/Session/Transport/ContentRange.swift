@@ -18,8 +18,9 @@ package enum ContentRange {
     }
 
     /// The `ETag` of `response` when it can validate a range: a weak one cannot (RFC 9110,
-    /// 13.1.5).
+    /// 13.1.5). Its `W/` is compared as bytes: followed by a combining mark, the `/` is one
+    /// `Character` with it and a text prefix would not match.
     package static func strongEntityTag(of response: HTTPURLResponse) -> String? {
-        response.value(forHTTPHeaderField: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        response.value(forHTTPHeaderField: "ETag").flatMap { $0.utf8.starts(with: "W/".utf8) ? nil : $0 }
     }
 }

@@ -23,7 +23,14 @@ enum FollowUpRules {
     static func answersBasicChallenge(
         status: Int, wwwAuthenticate: @autoclosure () -> String?, alreadyAttempted: Bool, bodyIsStream: Bool
     ) -> Bool {
-        status == 401 && !alreadyAttempted && !bodyIsStream && (wwwAuthenticate()?.lowercased().hasPrefix("basic") ?? false)
+        status == 401 && !alreadyAttempted && !bodyIsStream && (wwwAuthenticate().map(isBasic) ?? false)
+    }
+
+    /// Whether a challenge's scheme, the bytes up to its first space or comma, is `Basic` in
+    /// any case (`BasicX` and `Basic` followed by a combining mark are other schemes).
+    private static func isBasic(_ challenge: String) -> Bool {
+        let scheme = challenge.utf8.prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: ",") }
+        return scheme.count == 5 && zip(scheme, "basic".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
     /// The request URLSession would follow a redirect with, before the origin rules: 303

@@ -19,8 +19,9 @@ struct ResponseHead: Equatable {
 
     /// The head of the block `lines` (its status line first, line ends removed), or `nil` for
     /// an interim block (1xx, such as `100 Continue`, which a final block follows) or a status
-    /// line that is not HTTP (`ResponseFraming` refuses such a block first). Lines without a colon are ignored; a line that starts with a
-    /// space or tab continues the previous field (obsolete line folding).
+    /// line that is not HTTP (`ResponseFraming` refuses such a block first). Lines without a
+    /// colon, or whose name is not a token, are ignored; a line that starts with a space or tab
+    /// continues the previous field (obsolete line folding).
     static func parse(_ lines: [String]) -> ResponseHead? {
         guard let statusLine = lines.first, let (version, code) = Self.statusLine(statusLine), code >= 200 else { return nil }
         let (fields, setCookies) = Self.fields(of: lines.dropFirst())
@@ -68,7 +69,9 @@ struct ResponseHead: Equatable {
 
     /// The name and the value of a header line, its value without the spaces and tabs around
     /// it (HTTP's optional whitespace); no name for a line that continues the previous field
-    /// (it starts with a space or tab); `nil` for a line without a colon. Read in the line's
+    /// (it starts with a space or tab); `nil` for a line without a colon or whose name is not
+    /// an RFC 9110 token (as Firefox ignores it): `HTTPURLResponse` folds names by Unicode
+    /// case, so `Set-Coo\u{212A}ie` (a Kelvin sign) would be read as `Set-Cookie`. Read in the line's
     /// contiguous UTF-8 bytes, each string made once: through `Substring` and
     /// `String.UTF8View` indices, parsing cost 3,300 instructions a line (callgrind).
     private static func field(of line: String) -> (name: String?, value: String)? {
@@ -81,7 +84,8 @@ struct ResponseHead: Equatable {
             if let first = bytes.first, isSpace(first) {
                 valueStart = 0
             } else {
-                guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+                guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+                      UnsafeBufferPointer(rebasing: bytes[0..<colon]).allSatisfy(isTokenByte) else { return nil }
                 name = string(0..<colon)
                 valueStart = colon + 1
             }
@@ -127,6 +131,19 @@ struct ResponseHead: Equatable {
         let code = codeBytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
         guard code >= 100 else { return nil }
         return (String(line[..<space]), code)
+    }
+
+    /// Whether `byte` may stand in an RFC 9110 token: a letter, a digit or ``!#$%&'*+-.^_`|~``.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
     }
 
     /// Whether `name` is `other` in any ASCII case (header names are ASCII tokens).

@@ -76,6 +76,23 @@ final class HTTPBinRoundTripTests: XCTestCase {
         XCTAssertEqual(HTTPBin.fileContents(json), ["file": fileBytes, "empty": Data(), "text": Data("text file\r\nline 2".utf8), "stream": streamed])
     }
 
+    /// A `"` followed by U+0301 in a name or a filename stays inside its quoted value:
+    /// unescaped, Werkzeug ended the value there and took the `name*` that follows as the
+    /// part's name (`evil`, `evil.php`).
+    func testNamesAndFilenamesWithADoubleQuoteAndACombiningMarkArriveWhole() async throws {
+        let name = "f\"\u{301}; name*=UTF-8''evil; x=\"\u{301}"
+        let request = try HTTPRequestSerializer().multipartFormRequest(
+            method: "POST", urlString: try HTTPBin.url("/post").absoluteString, parameters: [name: "v"]
+        ) { form in
+            try form.appendPart(withFileData: Data("png".utf8), name: "upload",
+                                fileName: "x\"\u{301}; name*=UTF-8''evil.php; x=\"\u{301}.png", mimeType: "image/png")
+        }
+        let (status, json) = try await HTTPBin.send(request)
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(HTTPBin.formValues(json), [name: ["v"]])
+        XCTAssertEqual(HTTPBin.fileContents(json), ["upload": Data("png".utf8)])
+    }
+
     func testStreamedMultipartIsSentWithoutContentLength() async throws {
         let request = try HTTPRequestSerializer().multipartFormRequest(method: "POST", urlString: try HTTPBin.url("/post").absoluteString) { form in
             try form.appendPart(withForm: "v", name: "n")

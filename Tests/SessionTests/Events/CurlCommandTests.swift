@@ -37,4 +37,36 @@ final class CurlCommandTests: XCTestCase {
         request.httpBody = Data([0xFF, 0xFE, 0x00])
         XCTAssertEqual(request.curlCommand(), "curl -X 'PUT' 'http://127.0.0.1/upload' --data-binary '<3 bytes>'")
     }
+
+    /// `'` then U+0301 is one `Character`: the quote must still be escaped, or the shell ends
+    /// the quoting there and runs what follows.
+    private func requestWithQuoteAndCombiningMark() -> URLRequest {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1/")!)
+        request.setValue("a'\u{301}; touch F; echo '", forHTTPHeaderField: "X-Note")
+        return request
+    }
+
+    func testAQuoteFollowedByACombiningMarkIsEscaped() {
+        XCTAssertEqual(requestWithQuoteAndCombiningMark().curlCommand(),
+                       "curl 'http://127.0.0.1/' -H 'X-Note: a'\\''\u{301}; touch F; echo '\\'''")
+    }
+
+    func testAShellRunningTheCommandReceivesEachArgumentIntactAndRunsNothingElse() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-command-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // `curl` is a shell function that prints each argument it gets, each ended by a NUL.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", #"curl() { printf '%s\0' "$@"; }; "# + requestWithQuoteAndCombiningMark().curlCommand()]
+        shell.currentDirectoryURL = directory
+        let output = Pipe()
+        shell.standardOutput = output
+        try shell.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        shell.waitUntilExit()
+        XCTAssertEqual(shell.terminationStatus, 0)
+        XCTAssertEqual(printed, Data("http://127.0.0.1/\u{0}-H\u{0}X-Note: a'\u{301}; touch F; echo '\u{0}".utf8))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("F").path))
+    }
 }

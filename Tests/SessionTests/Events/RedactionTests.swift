@@ -62,4 +62,20 @@ final class RedactionTests: XCTestCase {
         }
         XCTAssertEqual(Redaction().value("abc", ofHeader: "X-Request-Id"), "abc")
     }
+
+    /// A name's last letter followed by U+0301 is one `Character` with it (`ń`): the name
+    /// still spells the secret's, and its value is still hidden.
+    func testNamesWhoseSecretWordIsFollowedByACombiningMarkAreHidden() {
+        XCTAssertEqual(Redaction().value("secret", ofHeader: "X-Token\u{301}"), Redaction.placeholder)
+        let url = URL(string: "https://api.example/x?token%CC%81=abc&page=1")!
+        XCTAssertEqual(Redaction().url(url), "https://api.example/x?token%CC%81=%3Credacted%3E&page=1")
+    }
+
+    /// The URL's parts are percent-encoded ASCII: a `=`, `&` or `;` followed by an encoded
+    /// combining mark still separates them.
+    func testSeparatorsFollowedByAnEncodedCombiningMarkStillSeparate() {
+        let url = URL(string: "https://api.example/p;jsessionid=%CC%81a?page=%CC%81&token=%CC%81b#code=%CC%81c")!
+        XCTAssertEqual(Redaction().url(url),
+                       "https://api.example/p;jsessionid=%3Credacted%3E?page=%CC%81&token=%3Credacted%3E#code=%3Credacted%3E")
+    }
 }

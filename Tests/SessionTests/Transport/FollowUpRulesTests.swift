@@ -44,6 +44,15 @@ final class FollowUpRulesTests: XCTestCase {
         XCTAssertFalse(FollowUpRules.answersBasicChallenge(status: 403, wwwAuthenticate: "Basic", alreadyAttempted: false, bodyIsStream: false))
     }
 
+    /// The scheme is the whole first token: `BasicX` is another scheme, and so is `Basic`
+    /// followed by a combining mark.
+    func testOnlyAChallengeWhoseSchemeIsBasicIsAnswered() {
+        for challenge in [#"BasicX realm="x""#, "Basic\u{301} realm=x", "Basic\u{301}"] {
+            XCTAssertFalse(FollowUpRules.answersBasicChallenge(status: 401, wwwAuthenticate: challenge, alreadyAttempted: false, bodyIsStream: false), challenge)
+        }
+        XCTAssertTrue(FollowUpRules.answersBasicChallenge(status: 401, wwwAuthenticate: "BASIC, Bearer", alreadyAttempted: false, bodyIsStream: false))
+    }
+
     func test303TurnsAnyMethodButHEADIntoAGetWithoutBody() {
         let target = URL(string: "https://api.example.com:8443/done")!
         let next = FollowUpRules.redirectRequest(from: request("PUT", body: Data("{}".utf8)), to: target, status: 303)

@@ -58,4 +58,12 @@ final class RangeContinuationTests: XCTestCase {
         }
         XCTAssertEqual(ContentRange.start(of: response(206, ["Content-Range": "bytes 5-10/100"])), 5)
     }
+
+    /// `W/` followed by U+0301 (one `Character` with the `/`) still marks a weak tag, which
+    /// cannot validate a range.
+    func testAWeakETagWhoseSlashIsFollowedByACombiningMarkIsNoValidator() {
+        let weak = response(200, ["ETag": "W/\u{301}\"v1\""])
+        XCTAssertNil(ContentRange.strongEntityTag(of: weak))
+        XCTAssertNil(RangeContinuation(response: weak, delivered: 10))
+    }
 }
