@@ -60,6 +60,7 @@ if ProcessInfo.processInfo.environment["AFN_FUZZ"] != nil {
         ("fuzz-request-encoders", "RequestEncoders", ["AFSerialization"]),
         ("fuzz-response-serializers", "ResponseSerializers", ["AFSerialization"]),
         ("fuzz-combining-marks", "CombiningMarks", ["AFSerialization", "AFSession", "AFNetworkingTesting"]),
+        ("fuzz-server-sent-events", "ServerSentEvents", ["AFSession"]),
     ]
     package.targets += fuzzers.map { .executableTarget(name: $0.name, dependencies: $0.dependencies, path: "Tests/Fuzz/\($0.folder)") }
 }
