@@ -90,6 +90,20 @@ final class StreamedRequestBodyTests: XCTestCase {
         XCTAssertTrue(terminated.withLock { $0 }, "the body's sequence was not ended")
     }
 
+    func testAFailedUploadEndsItsBodysSequence() async throws {
+        // The server answers at once and then waits for the body: the idle timeout fails the task.
+        var (request, body, terminated) = stalledBody(try FaultServer.url("/duplex/0"))
+        request.timeoutInterval = 1
+        do {
+            _ = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer())
+            XCTFail("the upload succeeded")
+        } catch {
+            XCTAssertEqual((error as? URLError)?.code, .timedOut, "\(error)")
+        }
+        try await Self.waitFor(terminated)
+        XCTAssertTrue(terminated.withLock { $0 }, "the body's sequence was not ended")
+    }
+
     func testABodyOfUnknownLengthIsSentChunkedInItsExactBytes() async throws {
         let server = try server { _ in .status(204) }
         let body = StreamedRequestBody(once: Self.chunks(["first,", "", "second,", "third"]))
