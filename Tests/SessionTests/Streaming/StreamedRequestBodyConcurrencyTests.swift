@@ -111,4 +111,35 @@ final class StreamedRequestBodyConcurrencyTests: XCTestCase {
         while Self.threadCount() > threadsBefore + margin, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
         XCTAssertLessThanOrEqual(Self.threadCount(), threadsBefore + margin, "threads before: \(threadsBefore)")
     }
+
+    func testInvalidatingTheSessionCancelsAnUploadWaitingOnItsBody() throws {
+        let manager = URLSessionManager(transport: .underTest)
+        let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
+        let terminated = DispatchSemaphore(value: 0)
+        producer.onTermination = { _ in terminated.signal() }
+        let pulled = DispatchSemaphore(value: 0)
+        let ended = DispatchSemaphore(value: 0)
+        let outcome = Locked<(any Error)?>(nil)
+        var request = URLRequest(url: try FaultServer.url("/duplex/0"))
+        request.httpMethod = "POST"
+        Task {
+            do {
+                _ = try await manager.upload(StreamedRequestBody(once: Signalling(base: chunks, pulled: pulled)), for: request,
+                                             serializer: HTTPResponseSerializer())
+            } catch {
+                outcome.withLock { $0 = error }
+            }
+            ended.signal()
+        }
+        XCTAssertEqual(pulled.wait(timeout: .now() + 10), .success, "the transport never asked the body for bytes")
+        let invalidated = DispatchSemaphore(value: 0)
+        Thread {
+            manager.invalidateSession(cancelingTasks: true)
+            invalidated.signal()
+        }.start()
+        XCTAssertEqual(invalidated.wait(timeout: .now() + 10), .success, "invalidating the session hung")
+        XCTAssertEqual(ended.wait(timeout: .now() + 10), .success, "the upload never ended")
+        XCTAssertEqual((outcome.withLock { $0 } as? URLError)?.code, .cancelled, "\(String(describing: outcome.withLock { $0 }))")
+        XCTAssertEqual(terminated.wait(timeout: .now() + 10), .success, "the body's sequence was not ended")
+    }
 }
