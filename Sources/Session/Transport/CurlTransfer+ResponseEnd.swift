@@ -1,5 +1,8 @@
 import LibcurlBridge
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -7,7 +10,8 @@ import FoundationNetworking
 /// The end of a final response that arrives before the request body ended: libcurl 7.88 keeps
 /// such a transfer running while its upload is paused for the body source (and stops watching
 /// the connection), so the hop follows the response's framing in the raw bytes received
-/// (`ResponseEnd`, fed by libcurl's debug callback) and, once the response ended, ends the
+/// (`ResponseEnd`, fed by libcurl's debug callback; or the server's close, for a response the
+/// close delimits) and, once the response ended, ends the
 /// transfer itself with that response: the handle leaves the multi handle (its connection is
 /// closed, never reused, as the request was not sent whole) and the task gets the response and
 /// its end; the body's producer is then stopped by the task's completion.
@@ -42,6 +46,18 @@ extension CurlTransfer {
     private func receivedRaw(_ bytes: UnsafeRawBufferPointer) {
         guard var end = hop.responseEnd, !end.isComplete else { return }
         end.consume(bytes)
+        hop.responseEnd = end
+        if end.isComplete { transport.responseEnded(self) }
+    }
+
+    /// libcurl stopped watching the hop's connection `socket` (it does once it read the end of
+    /// a response delimited by the close, with the upload paused): such a response has ended
+    /// when the server closed the connection, which a peek finds.
+    func connectionUnwatched(_ socket: Int32) {
+        guard var end = hop.responseEnd, !end.isComplete else { return }
+        var byte: UInt8 = 0
+        guard recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 else { return }
+        end.connectionClosed()
         hop.responseEnd = end
         if end.isComplete { transport.responseEnded(self) }
     }

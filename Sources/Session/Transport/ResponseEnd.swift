@@ -15,7 +15,7 @@ struct ResponseEnd: Equatable {
         case length(Int64)
         /// A chunked body, ended by its last chunk and trailer section.
         case chunked
-        /// A body ended by the connection's close: its end is not seen here.
+        /// A body ended by the connection's close (`connectionClosed()`).
         case untilClose
     }
 
@@ -89,6 +89,11 @@ struct ResponseEnd: Equatable {
             digits += 1
         }
         return digits > 0 ? result : nil
+    }
+
+    /// The server closed the connection: a body delimited by the close has ended.
+    mutating func connectionClosed() {
+        if framing == .untilClose { isComplete = true }
     }
 
     /// Follows `bytes`, the next raw bytes of the body.

@@ -79,6 +79,14 @@ final class StreamedRequestBodyTests: XCTestCase {
         XCTAssertEqual(response.value, Data("too large".utf8))
     }
 
+    func testAFinalResponseEndedByTheCloseBeforeTheBodyEndedCompletesTheUpload() async throws {
+        let url = try FaultServer.raw("HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n\r\ntoo large")
+        let (request, body, _) = stalledBody(url)
+        let response = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        XCTAssertEqual(response.statusCode, 413)
+        XCTAssertEqual(response.value, Data("too large".utf8))
+    }
+
     func testAStreamedResponseBeforeTheBodyEndedEndsItsBody() async throws {
         let url = try FaultServer.raw("HTTP/1.1 413 Content Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large")
         let (request, body, terminated) = stalledBody(url)

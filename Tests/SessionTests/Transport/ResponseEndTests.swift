@@ -40,6 +40,17 @@ final class ResponseEndTests: XCTestCase {
         XCTAssertEqual(fed(.untilClose, "anything at all"), [false])
     }
 
+    func testOnlyABodyDelimitedByTheCloseEndsWhenTheConnectionCloses() {
+        var untilClose = ResponseEnd(framing: .untilClose)
+        untilClose.connectionClosed()
+        XCTAssertTrue(untilClose.isComplete)
+        for framing in [ResponseEnd.Framing.length(9), .chunked] {
+            var end = ResponseEnd(framing: framing)
+            end.connectionClosed()
+            XCTAssertFalse(end.isComplete, "\(framing)")
+        }
+    }
+
     func testABodyOfKnownLengthEndsAtItsLastByte() {
         XCTAssertEqual(fed(.length(9), "too large", bytesAtATime: 4), [false, false, true])
         XCTAssertEqual(fed(.length(3), "abcdef"), [true])
