@@ -11,10 +11,10 @@ import FoundationNetworking
 /// such a transfer running while its upload is paused for the body source (and stops watching
 /// the connection), so the hop follows the response's framing in the raw bytes received
 /// (`ResponseEnd`, fed by libcurl's debug callback; or the server's close, for a response the
-/// close delimits) and, once the response ended, ends the
-/// transfer itself with that response: the handle leaves the multi handle (its connection is
-/// closed, never reused, as the request was not sent whole) and the task gets the response and
-/// its end; the body's producer is then stopped by the task's completion.
+/// close delimits) and, once the response ended, ends the transfer itself with that response:
+/// the handle leaves the multi handle (its connection is closed, never reused, as the request
+/// was not sent whole) and the task gets the response and its end; the body's producer is then
+/// stopped by the task's completion.
 extension CurlTransfer {
     /// Has libcurl show the hop's raw received bytes to `debugCallback`: for a hop sending a
     /// body stream, the one kind libcurl may pause.
