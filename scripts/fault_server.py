@@ -64,6 +64,9 @@ POST /duplex/0       full duplex echo: the head at once (200, chunked), then eac
                      piece at a time), then the trailer "X-Received-Bytes: <count>" and, for
                      each trailer field of the request, "X-Echo-<name>: <value>". Any method
                      with a body.
+POST /duplex/<n>     (n > 0) the same, but the response ends (its last chunk and the trailer
+                     "X-Received-Bytes: <count>") once n pieces were echoed, while the request
+                     body may still be open; the rest of the body is read and dropped.
 GET /blackhole-port/0  the port of a listening socket whose accept queue is full: a connection
                      to it is never established (its SYNs are dropped).
 Listens on 127.0.0.1 at the port given (0 for a free one) and prints "listening on <port>".
@@ -188,10 +191,10 @@ class Handler(BaseHTTPRequestHandler):
         self._reset()
 
     def do_POST(self):
-        if self.path.partition("?")[0] == "/duplex/0":
+        if self.path.partition("?")[0].startswith("/duplex/"):
             try:
-                self._duplex()
-            except (BrokenPipeError, ConnectionResetError):
+                self._duplex(int(self.path.partition("?")[0].rsplit("/", 1)[1] or 0))
+            except (BrokenPipeError, ConnectionResetError, ValueError):
                 self.close_connection = True
             return
         length = int(self.headers.get("Content-Length") or 0)
@@ -395,12 +398,13 @@ class Handler(BaseHTTPRequestHandler):
         digest = hashlib.sha256(body).hexdigest()
         self.wfile.write(b"0\r\nChecksum: sha256=%s\r\nX-Count: %d\r\n\r\n" % (digest.encode(), total))
 
-    def _duplex(self):
+    def _duplex(self, pieces):
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         received = 0
+        echoed = 0
         trailers = []
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
             while True:
@@ -410,7 +414,14 @@ class Handler(BaseHTTPRequestHandler):
                 piece = self.rfile.read(size)
                 self.rfile.readline()
                 received += len(piece)
+                if pieces and echoed == pieces:
+                    continue
                 self._chunk(piece)
+                echoed += 1
+                if echoed == pieces:
+                    # The response ends here; the request body goes on.
+                    self.wfile.write(b"0\r\nX-Received-Bytes: %d\r\n\r\n" % received)
+                    self.wfile.flush()
             while True:
                 line = self.rfile.readline().rstrip(b"\r\n")
                 if not line:
@@ -426,6 +437,8 @@ class Handler(BaseHTTPRequestHandler):
                 left -= len(piece)
                 received += len(piece)
                 self._chunk(piece)
+        if pieces and echoed == pieces:
+            return
         fields = b"".join(b"X-Echo-%s: %s\r\n" % field for field in trailers)
         self.wfile.write(b"0\r\nX-Received-Bytes: %d\r\n%s\r\n" % (received, fields))
 

@@ -419,6 +419,9 @@ final class TaskDelegate: @unchecked Sendable {
     /// The task completed with URLSession's `error`. Runs at most once (`nil` after the first);
     /// the metrics override runs now, the handlers later on the delivery queue.
     func complete(error urlSessionError: (any Error)?, manager: URLSessionManager) -> Completed? {
+        // A body closed to cancel the task made URLSession fail its read first: a cancellation.
+        let urlSessionError = urlSessionError != nil && bodyStream?.wasCancelled == true
+            ? URLError(.cancelled, userInfo: task.originalRequest?.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]) : urlSessionError
         let snapshot: State? = state.withLock { state in
             guard !state.completed else { return nil }
             state.completed = true
@@ -428,6 +431,8 @@ final class TaskDelegate: @unchecked Sendable {
             return snapshot
         }
         guard let snapshot else { return nil }
+        // The task is over: a body's producer ends and a read waiting on it returns.
+        bodyStream?.release()
         // The delegate's own copies first: URLSession's getters wait for its work queue.
         let response = snapshot.response ?? (task.response as? HTTPURLResponse)
         var outcome = snapshot.failure.map { $0.error(response: response) } ?? urlSessionError

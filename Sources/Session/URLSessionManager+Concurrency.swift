@@ -93,10 +93,14 @@ final class TaskCancellation: Sendable {
     }
 
     func cancel() {
-        state.withLock { state -> URLSessionTask? in
+        guard let task = state.withLock({ state -> URLSessionTask? in
             state.cancelled = true
             return state.task
-        }?.cancel()
+        }) else { return }
+        // URLSession's own protocol cancels only once a read of the body has returned: a
+        // streamed body waiting on its sequence is closed first.
+        (task.originalRequest?.httpBodyStream as? UploadBodyStream)?.release(cancelling: true)
+        task.cancel()
     }
 }
 

@@ -469,6 +469,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// AFNetworking: `-[NSURLSessionDownloadTask cancelByProducingResumeData:]`.
     public func cancel(_ task: URLSessionTask, producingResumeData handler: @escaping @Sendable (Data?) -> Void) {
         guard let delegate = table.delegate(for: task), delegate.kind == .download else {
+            table.delegate(for: task)?.bodyStream?.release(cancelling: true)
             task.cancel()
             handler(nil)
             return
@@ -506,6 +507,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         }
         removeUnresumedPartialFiles()
         guard let session else { return }
+        // URLSession's own protocol cancels a task only once a read of its body returned.
+        if cancelingTasks { table.all.forEach { $0.bodyStream?.release(cancelling: true) } }
         if cancelingTasks { session.invalidateAndCancel() } else { session.finishTasksAndInvalidate() }
     }
 

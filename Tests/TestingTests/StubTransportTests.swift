@@ -300,6 +300,62 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(stubs.requests.count, 0, "nothing answered a body that never ended")
     }
 
+    /// A sequence that counts in `pulls` the times the transport asked it for a chunk, then waits on `base`.
+    private struct Counted: AsyncSequence, Sendable {
+        typealias Element = Data
+        let base: AsyncStream<Data>
+        let pulls: Locked<Int>
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncStream<Data>.Iterator
+            let pulls: Locked<Int>
+
+            mutating func next() async -> Data? {
+                pulls.withLock { $0 += 1 }
+                return await base.next()
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), pulls: pulls) }
+    }
+
+    func testStreamedUploadsWaitingOnTheirBodyHoldNoWorkerAndEndWhenCancelled() throws {
+        let stubs = StubTransport()
+        stubs.on("PUT", "/v1/import").reply(.status(204))
+        let manager = manager(stubs)
+        let count = 100
+        let pulls = Locked(0)
+        let terminated = Locked(0)
+        let ended = DispatchSemaphore(value: 0)
+        var request = URLRequest(url: base.appendingPathComponent("v1/import"))
+        request.httpMethod = "PUT"
+        let uploads = (0..<count).map { [request] _ in
+            let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
+            producer.onTermination = { _ in terminated.withLock { $0 += 1 } }
+            let body = StreamedRequestBody(once: Counted(base: chunks, pulls: pulls))
+            return Task {
+                _ = try? await manager.upload(body, for: request, serializer: HTTPResponseSerializer())
+                ended.signal()
+            }
+        }
+        defer { uploads.forEach { $0.cancel() } }
+        // Each body is asked for bytes while the others wait on theirs, and the shared pool still
+        // runs work (a read blocked on a body held a dispatch worker each, and queued the rest).
+        var deadline = Date() + 10
+        while pulls.withLock({ $0 }) < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(pulls.withLock { $0 }, count, "bodies asked for bytes")
+        let ran = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { ran.signal() }
+        XCTAssertEqual(ran.wait(timeout: .now() + 10), .success, "the global queue ran nothing")
+        uploads.forEach { $0.cancel() }
+        for index in 0..<count {
+            guard ended.wait(timeout: .now() + 10) == .success else { return XCTFail("only \(index) uploads ended") }
+        }
+        deadline = Date() + 5
+        while terminated.withLock({ $0 }) < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(terminated.withLock { $0 }, count, "sequences ended")
+    }
+
     func testWithABaseURLAPathMatchesOnlyUnderIt() async throws {
         let stubs = StubTransport(baseURL: URL(string: "https://api.example.com/v2/")!)
         let route = stubs.on("GET", "users/*").reply(.text("user"))

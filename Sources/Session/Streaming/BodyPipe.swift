@@ -1,22 +1,31 @@
 import AFLocking
 import Foundation
 
-/// The handshake between a `StreamedRequestBody`'s producing task and the thread reading the
-/// body for the transport: the reader asks for a chunk and waits; the producer waits for a
-/// request, pulls one chunk from the sequence, hands it over and signals. One chunk at most is
-/// ever in flight.
+/// The handshake between a `StreamedRequestBody`'s producing task and the reader of the body:
+/// the reader asks for a chunk with a callback and returns; the producer waits for a request,
+/// pulls one chunk from the sequence and answers through the callback. One chunk at most is ever
+/// in flight, and no thread waits for the sequence (the libcurl transport's reader resumes the
+/// upload from the callback); only `next()` blocks, for URLSession's own protocol, which reads
+/// the body stream itself. Closing answers a pending request at once.
 final class BodyPipe: Sendable {
+    /// What the producer answered a request with.
+    enum Answer: Sendable {
+        case chunk(Data)
+        /// The body ended, with these trailer fields.
+        case end(trailers: [String: String])
+        case failure(any Error)
+    }
+
+    typealias Reader = @Sendable (Answer) -> Void
+
     private struct State {
         var demandWaiter: CheckedContinuation<Bool, Never>?
         var demanded = false
-        var chunk: Data?
-        var trailers: [String: String]?
-        var failure: (any Error)?
+        var reader: Reader?
         var closed = false
     }
 
     private let state = Locked(State())
-    private let arrived = DispatchSemaphore(value: 0)
 
     // MARK: The producer's side
 
@@ -36,68 +45,74 @@ final class BodyPipe: Sendable {
         }
     }
 
+    /// Answers the request with `chunk` (empty when the sequence gave an empty one: the reader
+    /// asks again).
     func deliver(_ chunk: Data) {
-        state.withLock { $0.chunk = chunk }
-        arrived.signal()
-    }
-
-    /// The sequence gave an empty chunk: the reader asks again.
-    func deliverNothing() {
-        state.withLock { $0.chunk = Data() }
-        arrived.signal()
+        answer(.chunk(chunk))
     }
 
     /// The sequence ended, and the body with `trailers`.
     func end(trailers: [String: String]) {
-        state.withLock { $0.trailers = trailers }
-        arrived.signal()
+        answer(.end(trailers: trailers))
     }
 
     func fail(_ error: any Error) {
-        state.withLock { $0.failure = error }
-        arrived.signal()
+        answer(.failure(error))
+    }
+
+    /// Hands `answer` to the waiting reader, outside the lock (the reader may ask again at once).
+    private func answer(_ answer: Answer) {
+        let reader = state.withLock { state in
+            defer { state.reader = nil }
+            return state.reader
+        }
+        reader?(answer)
     }
 
     // MARK: The reader's side
 
-    /// What the producer answered a request with.
-    enum Answer {
-        case chunk(Data)
-        /// The body ended, with these trailer fields.
-        case end(trailers: [String: String])
-        case failure(any Error)
-    }
-
-    /// Asks for the next chunk and waits for it (blocking: on the thread reading the body).
-    func next() -> Answer {
-        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
-            state.chunk = nil
+    /// Asks for the next chunk; `reader` gets the answer on the producer's thread, or at once
+    /// (a cancellation) when the pipe is closed. One request at a time.
+    func request(_ reader: @escaping Reader) {
+        let (waiter, closed): (CheckedContinuation<Bool, Never>?, Bool) = state.withLock { state in
+            if state.closed { return (nil, true) }
+            state.reader = reader
             guard let waiter = state.demandWaiter else {
                 state.demanded = true
-                return nil
+                return (nil, false)
             }
             state.demandWaiter = nil
-            return waiter
+            return (waiter, false)
         }
+        if closed { return reader(.failure(CancellationError())) }
         waiter?.resume(returning: true)
-        arrived.wait()
-        return state.withLock { state in
-            if state.closed { return .failure(CancellationError()) }
-            if let failure = state.failure { return .failure(failure) }
-            if let chunk = state.chunk { return .chunk(chunk) }
-            return .end(trailers: state.trailers ?? [:])
-        }
     }
 
-    /// The body is closed (sent, or the task stopped): a waiting producer stops, and a reader
-    /// waiting for a chunk gets a cancellation.
+    /// Asks for the next chunk and waits for it, blocking the calling thread: only for
+    /// URLSession's own protocol, which reads body streams synchronously. `close()` releases it.
+    func next() -> Answer {
+        let answered = DispatchSemaphore(value: 0)
+        let answer = Locked<Answer?>(nil)
+        request { value in
+            answer.withLock { $0 = value }
+            answered.signal()
+        }
+        answered.wait()
+        return answer.withLock { $0 } ?? .failure(CancellationError())
+    }
+
+    /// The body is closed (sent, or the task ended): a waiting producer stops, and a pending
+    /// request is answered with a cancellation.
     func close() {
-        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
+        let (waiter, reader): (CheckedContinuation<Bool, Never>?, Reader?) = state.withLock { state in
             state.closed = true
-            defer { state.demandWaiter = nil }
-            return state.demandWaiter
+            defer {
+                state.demandWaiter = nil
+                state.reader = nil
+            }
+            return (state.demandWaiter, state.reader)
         }
         waiter?.resume(returning: false)
-        arrived.signal()
+        reader?(.failure(CancellationError()))
     }
 }

@@ -83,7 +83,7 @@ public struct StreamedRequestBody: Sendable {
                         }
                         return pipe.end(trailers: fields)
                     }
-                    if !chunk.isEmpty { pipe.deliver(chunk) } else { pipe.deliverNothing() }
+                    pipe.deliver(chunk)
                 } catch {
                     return pipe.fail(error)
                 }

@@ -46,6 +46,9 @@ struct CurlHop {
     /// call counted them, which may lag behind) and delivered (decoded).
     var response: HTTPURLResponse?
     var receivedBodyBytes: Int64 = 0
+    /// Where the final response's framing is, when the hop watches for its end (a hop sending
+    /// a body stream, whose upload libcurl may keep paused after the response ended).
+    var responseEnd: ResponseEnd?
     var decodedBodyBytes: Int64 = 0
     /// The request body's length (-1 when unknown) and the bytes of it reported sent.
     var uploadLength: Int64 = -1

@@ -41,6 +41,11 @@ enum CurlOption {
     static let httpVersion: Int32 = 84
     static let pipeWait: Int32 = 237
     static let forbidReuse: Int32 = 75
+    /// `CURLOPT_VERBOSE`, `CURLOPT_DEBUGFUNCTION` and `CURLOPT_DEBUGDATA`: the debug callback
+    /// sees the raw bytes received (`CurlDebug.dataIn`).
+    static let verbose: Int32 = 41
+    static let debugFunction: Int32 = 20_094
+    static let debugData: Int32 = 10_095
     static let proxy: Int32 = 10_004
     static let proxyUsername: Int32 = 10_175
     static let proxyPassword: Int32 = 10_176
@@ -94,6 +99,12 @@ enum CurlSocket {
 enum CurlTrailer {
     static let ok: Int32 = 0
     static let abort: Int32 = 1
+}
+
+/// `curl_infotype` values of the debug callback.
+enum CurlDebug {
+    /// `CURLINFO_DATA_IN`: response body bytes as received, before the chunked framing is removed.
+    static let dataIn: Int32 = 3
 }
 
 enum CurlPause {

@@ -49,6 +49,7 @@ extension CurlTransfer {
         headerList = sink.headerList
         _ = afn_easy_setopt_pointer(easy, CurlOption.httpHeader, sink.headerList)
         setCallbacks(easy)
+        if case .stream = body { watchResponseEnd(easy) }
         if trailing {
             hop.sendsTrailers = true
             _ = afn_easy_setopt_pointer(easy, CurlOption.trailerFunction, unsafeBitCast(Self.trailerCallback, to: UnsafeRawPointer.self))

@@ -93,6 +93,7 @@ extension CurlTransfer {
                 return false
             }
             hop.response = response
+            followResponseEnd(of: response)
         } else {
             hop.response = response
             if let limit = options.limits.sizeLimit(isDownload: options.isDownload), response.expectedContentLength > limit.bytes {
@@ -100,6 +101,7 @@ extension CurlTransfer {
                 return false
             }
             if machine.receivedFinalResponse(response, isError: response.statusCode >= 400) { deliver(response) }
+            followResponseEnd(of: response)
         }
         return true
     }
@@ -190,5 +192,7 @@ extension CurlTransfer {
         isReceivePaused = false
         lastActivity = .now()
         if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) } else if stubPlayback != nil { playStub() }
+        // A response that ended while reading was paused ends now that its body was delivered.
+        if easy != nil, hop.responseEnd?.isComplete == true { transport.responseEnded(self) }
     }
 }

@@ -1,3 +1,4 @@
+import AFLocking
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -42,8 +43,7 @@ extension CurlTransfer {
             // The stream is read whole, as a server would receive it, and counts as consumed.
             body = .stream(stream, consumed: true)
             let reference = StreamReference(stream: stream)
-            DispatchQueue.global().async { [weak self, transport] in
-                let read = reference.readToEnd()
+            reference.readToEnd { [weak self, transport] read in
                 transport.async { [weak self] in
                     guard let self, stubPlayback != nil else { return }
                     guard let data = read.body else {
@@ -161,11 +161,43 @@ extension CurlTransfer {
 
 /// A body stream carried to the thread that reads it whole.
 private struct StreamReference: @unchecked Sendable {
-    // @unchecked: the stream is read by one thread only, while the transfer waits for it.
+    // @unchecked: the stream is read by one read at a time (a dispatch worker, or its source's
+    // callbacks one after another), while the transfer waits for it.
     let stream: InputStream
 
-    /// The whole body and the trailer fields after it, or (`body` `nil`) the stream's failure.
-    func readToEnd() -> (body: Data?, trailers: [String: String], failure: (any Error)?) {
+    typealias Read = (body: Data?, trailers: [String: String], failure: (any Error)?)
+
+    /// Reads the whole body and gives `done` it and the trailer fields after it, or (`body`
+    /// `nil`) the stream's failure: by callback from a stream that answers so (no thread waits
+    /// on its source), otherwise on a dispatch worker.
+    func readToEnd(then done: @escaping @Sendable (Read) -> Void) {
+        if stream.streamStatus == .notOpen { stream.open() }
+        if let source = stream as? any AsynchronousBodyStream, source.readsAsynchronously {
+            return collect(from: CallbackBodyStream(source), into: Locked(Data()), then: done)
+        }
+        DispatchQueue.global().async { done(readToEnd()) }
+    }
+
+    private func collect(from source: CallbackBodyStream<any AsynchronousBodyStream>, into data: Locked<Data>,
+                         then done: @escaping @Sendable (Read) -> Void) {
+        source.stream.readChunk { chunk in
+            switch chunk {
+            case .bytes(let bytes):
+                data.withLock { $0.append(bytes) }
+                collect(from: source, into: data, then: done)
+            case .end:
+                let trailers = (source.stream as? TrailingBodyStream)?.trailerFields ?? [:]
+                source.stream.close()
+                done((data.withLock { $0 }, trailers, nil))
+            case .failed:
+                let failure = source.stream.streamError
+                source.stream.close()
+                done((nil, [:], failure))
+            }
+        }
+    }
+
+    private func readToEnd() -> Read {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         if stream.streamStatus == .notOpen { stream.open() }

@@ -19,8 +19,8 @@ import Glibc
 /// waiting (`callClient`); `startLoading` and `stopLoading` post to the transport's queue.
 package final class CurlTransport: @unchecked Sendable {
     // @unchecked: `transfers`, `idleHandles`, the timers and their deadlines, `timeoutIsDue`,
-    // `clientCalls`, and `multi` while the transport lives, are touched only on `queue`
-    // (`assertOnQueue` checks it in debug builds);
+    // `clientCalls`, `endedResponses`, and `multi` while the transport lives, are touched only
+    // on `queue` (`assertOnQueue` checks it in debug builds);
     // `workQueue` is a `Locked`, set by the first `startLoading`; `sockets` synchronizes itself.
 
     /// The policy every HTTPS connection of this transport is checked against.
@@ -53,6 +53,8 @@ package final class CurlTransport: @unchecked Sendable {
     /// libcurl asked for its timeouts to run at once (0 ms): they run when the libcurl call
     /// that asked has returned (`settle`), never inside libcurl's callback, and without a timer.
     private var timeoutIsDue = false
+    /// Transfers whose final response ended while libcurl may still run them (`responseEnded`).
+    private var endedResponses: [CurlTransfer] = []
     /// One timer for the idle timeouts of all transfers, armed for the earliest deadline; when
     /// it fires every transfer is checked and it is armed for the next. A transfer that ends
     /// early leaves at most one check that finds nothing.
@@ -184,6 +186,12 @@ package final class CurlTransport: @unchecked Sendable {
         transfers[easy] = nil
     }
 
+    /// `transfer`'s final response ended (`ResponseEnd`): once the libcurl call under way has
+    /// returned, `settle` ends the transfer unless libcurl did.
+    func responseEnded(_ transfer: CurlTransfer) {
+        endedResponses.append(transfer)
+    }
+
     /// Resumes reading for `transfer`, paused by its receive window; from any thread.
     func resumeReading(_ transfer: CurlTransfer) {
         async { transfer.resumeReading() }
@@ -258,6 +266,12 @@ package final class CurlTransport: @unchecked Sendable {
             _ = afn_multi_socket_action(multi, CurlSocket.timeout, 0, &running)
             finishDoneTransfers()
         }
+        // Before the timer is armed: ending a transfer may start its next hop.
+        let ended = endedResponses
+        endedResponses = []
+        for transfer in ended {
+            if let easy = transfer.easy, transfers[easy] === transfer { transfer.endAtResponseEnd() }
+        }
         if timeoutIsDue {
             timeoutIsDue = false
             arm(deadline: .now())
@@ -296,6 +310,7 @@ package final class CurlTransport: @unchecked Sendable {
         guard let context else { return 0 }
         let transport = Unmanaged<CurlTransport>.fromOpaque(context).takeUnretainedValue()
         if what == CurlSocket.pollRemove {
+            if let easy, let transfer = transport.transfers[easy] { transfer.connectionUnwatched(socket) }
             // libcurl stops watching a connection it pools, and one whose transfer is paused for
             // its consumer or its body source, or is between two of libcurl's steps (7.88 removes
             // the socket of a transfer it resumes and re-adds it later); and a hop waiting for a

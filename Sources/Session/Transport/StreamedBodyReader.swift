@@ -6,12 +6,13 @@ import Foundation
 /// multipart body waiting on a file): read on the transport's one serial queue, it stalled every
 /// transfer of the manager and the timeouts that run there. Here reads run on a queue of their
 /// own into a bounded buffer; libcurl's read callback takes what is buffered, or pauses the
-/// upload (`CURL_READFUNC_PAUSE`) until `readable` says bytes or the end arrived. A source that
-/// never produces keeps one reading thread, never the transport: the transfer's timeouts still
-/// fire and a cancelled transfer stops the reader.
+/// upload (`CURL_READFUNC_PAUSE`) until `readable` says bytes or the end arrived. A stream that
+/// answers by callback (`AsynchronousBodyStream`: a `StreamedRequestBody`) holds no thread while
+/// its source waits; any other source that never produces keeps one reading thread, never the
+/// transport: the transfer's timeouts still fire and a cancelled transfer stops the reader.
 final class StreamedBodyReader: @unchecked Sendable {
-    // @unchecked: `state` is a `Locked`; `stream` is read only by the one read in flight on
-    // `queue` (`state.reading` admits one at a time).
+    // @unchecked: `state` is a `Locked`; `stream` is read only by the one read in flight, on
+    // `queue` or in its source's callback (`state.reading` admits one at a time).
 
     /// What libcurl's read callback gets.
     enum Outcome: Equatable {
@@ -53,8 +54,8 @@ final class StreamedBodyReader: @unchecked Sendable {
     private let readable: @Sendable () -> Void
     private let state = Locked(State())
 
-    /// A reader of `stream`; `readable` is called (on the reading queue) when bytes or the end
-    /// arrive after `take` answered `.pause`.
+    /// A reader of `stream`; `readable` is called (on the reading queue, or the thread of the
+    /// source's callback) when bytes or the end arrive after `take` answered `.pause`.
     init(stream: InputStream, readable: @escaping @Sendable () -> Void) {
         self.stream = stream
         self.readable = readable
@@ -93,38 +94,55 @@ final class StreamedBodyReader: @unchecked Sendable {
         return outcome
     }
 
-    /// Stops reading; a read blocked in the source ends with nothing more done.
+    /// Stops reading; a read blocked in the source, or a chunk asked of it, ends with nothing
+    /// more done.
     func stop() {
         state.withLock { $0.stopped = true }
     }
 
-    /// Reads until the buffer is full, the stream ends or fails, or the reader is stopped.
+    /// Reads until the buffer is full, the stream ends or fails, or the reader is stopped: by
+    /// callback from a stream that can answer so (no thread waits on its source), otherwise
+    /// with blocking reads on the reading queue.
     private func readAhead() {
         if stream.streamStatus == .notOpen { stream.open() }
+        if let source = stream as? any AsynchronousBodyStream, source.readsAsynchronously { return requestChunk(from: source) }
         var chunk = Data(count: Self.chunkSize)
         while true {
             let count = chunk.withUnsafeMutableBytes { stream.read($0.baseAddress!.assumingMemoryBound(to: UInt8.self), maxLength: $0.count) }
-            let (wake, more): (Bool, Bool) = state.withLock { state in
-                guard !state.stopped else {
-                    state.reading = false
-                    return (false, false)
-                }
-                if count > 0 {
-                    state.chunks.append(chunk.prefix(count))
-                    state.buffered += count
-                } else if count == 0 {
-                    state.ended = true
-                } else {
-                    state.failed = true
-                }
-                let wake = state.waiting
-                state.waiting = false
-                let more = count > 0 && state.buffered < Self.bufferLimit
-                if !more { state.reading = false }
-                return (wake, more)
-            }
-            if wake { readable() }
-            guard more else { return }
+            guard received(count > 0 ? .bytes(chunk.prefix(count)) : count == 0 ? .end : .failed) else { return }
         }
+    }
+
+    /// Asks `source` for its next chunk, and for more as long as there is room.
+    private func requestChunk(from source: any AsynchronousBodyStream) {
+        let reference = CallbackBodyStream(source)
+        source.readChunk { [self] chunk in
+            if received(chunk) { requestChunk(from: reference.stream) }
+        }
+    }
+
+    /// Buffers what a read gave and wakes a paused upload; whether to read more.
+    private func received(_ chunk: BodyChunk) -> Bool {
+        let (wake, more): (Bool, Bool) = state.withLock { state in
+            guard !state.stopped else {
+                state.reading = false
+                return (false, false)
+            }
+            var more = false
+            switch chunk {
+            case .bytes(let bytes):
+                state.chunks.append(bytes)
+                state.buffered += bytes.count
+                more = state.buffered < Self.bufferLimit
+            case .end: state.ended = true
+            case .failed: state.failed = true
+            }
+            let wake = state.waiting
+            state.waiting = false
+            if !more { state.reading = false }
+            return (wake, more)
+        }
+        if wake { readable() }
+        return more
     }
 }

@@ -65,4 +65,64 @@ final class AsyncSequenceBodyStreamTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 2), .success, "the reader stayed blocked after close")
         XCTAssertEqual(result.withLock { $0 }, -1)
     }
+
+    /// The answers `readChunk` gives until the end or a failure, each awaited up to 2 seconds.
+    private func chunks(of stream: AsyncSequenceBodyStream) -> [String] {
+        var answers: [String] = []
+        while answers.last.map({ !["end", "failed"].contains($0) }) ?? true {
+            let answer = Locked<String?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            stream.readChunk { chunk in
+                switch chunk {
+                case .bytes(let bytes): answer.withLock { $0 = String(decoding: bytes, as: UTF8.self) }
+                case .end: answer.withLock { $0 = "end" }
+                case .failed: answer.withLock { $0 = "failed" }
+                }
+                done.signal()
+            }
+            guard done.wait(timeout: .now() + 2) == .success else { return answers + ["no answer"] }
+            answers.append(answer.withLock { $0 } ?? "")
+        }
+        return answers
+    }
+
+    func testChunksAreHandedByCallbackWithoutTheEmptyOnes() {
+        let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(length: 5, once: AsyncStream { continuation in
+            for part in ["abc", "", "de"] { continuation.yield(Data(part.utf8)) }
+            continuation.finish()
+        }))
+        stream.open()
+        XCTAssertEqual(chunks(of: stream), ["abc", "de", "end"])
+        XCTAssertEqual(stream.streamStatus, .atEnd)
+    }
+
+    func testAChunkPastTheDeclaredLengthFailsTheStream() {
+        let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(length: 2, once: AsyncStream { continuation in
+            continuation.yield(Data("abc".utf8))
+            continuation.finish()
+        }))
+        stream.open()
+        XCTAssertEqual(chunks(of: stream), ["failed"])
+        XCTAssertNotNil(stream.streamError)
+    }
+
+    func testClosingAnswersAPendingRequestAndEndsTheSequence() {
+        let (sequence, producer) = AsyncStream.makeStream(of: Data.self)
+        let terminated = DispatchSemaphore(value: 0)
+        producer.onTermination = { _ in terminated.signal() }
+        let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(once: sequence))
+        stream.open()
+        let answered = DispatchSemaphore(value: 0)
+        let failed = Locked(false)
+        stream.readChunk { chunk in
+            if case .failed = chunk { failed.withLock { $0 = true } }
+            answered.signal()
+        }
+        XCTAssertEqual(answered.wait(timeout: .now() + 0.1), .timedOut, "answered before any chunk")
+        stream.close()
+        XCTAssertEqual(answered.wait(timeout: .now() + 2), .success, "the request stayed pending after close")
+        XCTAssertTrue(failed.withLock { $0 })
+        XCTAssertEqual(terminated.wait(timeout: .now() + 2), .success, "the sequence was not ended")
+        XCTAssertNil(stream.streamError, "closing is not a failure of the body")
+    }
 }

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import XCTest
 
 /// Request bodies produced by an `AsyncSequence` as the transport sends them, against the
@@ -40,6 +41,75 @@ final class StreamedRequestBodyTests: XCTestCase {
                 continuation.finish()
             }
         }
+    }
+
+    /// A POST whose body never yields (until the test ends) and records its sequence's end; a
+    /// lost response fails at the 10-second idle timeout instead of the default minute.
+    private func stalledBody(_ url: URL) -> (request: URLRequest, body: StreamedRequestBody, terminated: Locked<Bool>) {
+        let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
+        let terminated = Locked(false)
+        producer.onTermination = { _ in terminated.withLock { $0 = true } }
+        addTeardownBlock { producer.finish() }
+        var request = post(url)
+        request.timeoutInterval = 10
+        return (request, StreamedRequestBody(once: chunks), terminated)
+    }
+
+    /// Waits up to 5 seconds for `terminated`.
+    private static func waitFor(_ terminated: Locked<Bool>) async throws {
+        for _ in 0..<500 where !terminated.withLock({ $0 }) { try await Task.sleep(nanoseconds: 10_000_000) }
+    }
+
+    func testAFinalResponseBeforeTheBodyEndedCompletesTheUpload() async throws {
+        let url = try FaultServer.raw("HTTP/1.1 413 Content Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large")
+        let (request, body, terminated) = stalledBody(url)
+        let response = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        XCTAssertEqual(response.statusCode, 413)
+        XCTAssertEqual(response.value, Data("too large".utf8))
+        try await Self.waitFor(terminated)
+        XCTAssertTrue(terminated.withLock { $0 }, "the body's sequence was not ended")
+    }
+
+    func testAChunkedFinalResponseBeforeTheBodyEndedCompletesTheUpload() async throws {
+        let url = try FaultServer.raw(
+            "HTTP/1.1 413 Content Too Large\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\ntoo\r\n6\r\n large\r\n0\r\nX-Why: size\r\n\r\n")
+        let (request, body, _) = stalledBody(url)
+        let response = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        XCTAssertEqual(response.statusCode, 413)
+        XCTAssertEqual(response.value, Data("too large".utf8))
+    }
+
+    func testAFinalResponseEndedByTheCloseBeforeTheBodyEndedCompletesTheUpload() async throws {
+        let url = try FaultServer.raw("HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n\r\ntoo large")
+        let (request, body, _) = stalledBody(url)
+        let response = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        XCTAssertEqual(response.statusCode, 413)
+        XCTAssertEqual(response.value, Data("too large".utf8))
+    }
+
+    func testAStreamedResponseBeforeTheBodyEndedEndsItsBody() async throws {
+        let url = try FaultServer.raw("HTTP/1.1 413 Content Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large")
+        let (request, body, terminated) = stalledBody(url)
+        let streamed = try await manager().stream(for: request, body: body, validation: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        XCTAssertEqual(streamed.statusCode, 413)
+        let received = try await streamed.body.collect(upTo: 100)
+        XCTAssertEqual(received, Data("too large".utf8))
+        try await Self.waitFor(terminated)
+        XCTAssertTrue(terminated.withLock { $0 }, "the body's sequence was not ended")
+    }
+
+    func testAFailedUploadEndsItsBodysSequence() async throws {
+        // The server answers at once and then waits for the body: the idle timeout fails the task.
+        var (request, body, terminated) = stalledBody(try FaultServer.url("/duplex/0"))
+        request.timeoutInterval = 1
+        do {
+            _ = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer())
+            XCTFail("the upload succeeded")
+        } catch {
+            XCTAssertEqual((error as? URLError)?.code, .timedOut, "\(error)")
+        }
+        try await Self.waitFor(terminated)
+        XCTAssertTrue(terminated.withLock { $0 }, "the body's sequence was not ended")
     }
 
     func testABodyOfUnknownLengthIsSentChunkedInItsExactBytes() async throws {

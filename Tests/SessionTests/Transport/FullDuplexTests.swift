@@ -108,6 +108,30 @@ final class FullDuplexTests: XCTestCase {
         XCTAssertEqual(echoed, Self.expected(20))
     }
 
+    func testTheResponseEndIsDeliveredWhileTheRequestBodyIsStillOpen() async throws {
+        // The server ends its response after echoing 1,000 pieces; the body is finished only
+        // once the response's end has been read, as HTTP clients' speak-interleave case does.
+        let count = 1000
+        let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
+        let message = { (index: Int) in "ping-\(index);" }
+        producer.yield(Data(message(0).utf8))
+        let streamed = try await manager().stream(for: post(try FaultServer.url("/duplex/\(count)")), body: StreamedRequestBody(once: chunks))
+        var iterator = streamed.body.makeAsyncIterator()
+        var echoed = ""
+        for index in 0..<count {
+            if index > 0 { producer.yield(Data(message(index).utf8)) }
+            while !echoed.hasSuffix(message(index)) {
+                let chunk = try await iterator.next()
+                echoed += String(decoding: try XCTUnwrap(chunk, "the response ended before the echo of \(message(index))"), as: UTF8.self)
+            }
+        }
+        let end = try await iterator.next()
+        producer.finish()
+        XCTAssertNil(end)
+        XCTAssertEqual(echoed, Self.expected(count))
+        XCTAssertEqual(streamed.body.trailers, ["X-Received-Bytes": "\(Self.expected(count).utf8.count)"])
+    }
+
     func testRequestTrailersArriveAndResponseTrailersComeBack() async throws {
         let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
         let body = StreamedRequestBody(trailers: { ["Checksum": "sha256=abc"] }, once: chunks)
