@@ -35,6 +35,9 @@ enum CurlOption {
     static let transferInfoData: Int32 = 10_057
     static let transferInfoFunction: Int32 = 20_219
     static let uploadBufferSize: Int32 = 280
+    /// `CURLOPT_PROTOCOLS` and `CURLOPT_REDIR_PROTOCOLS`: the bitmask form before 7.85.
+    static let protocols: Int32 = 181
+    static let redirectProtocols: Int32 = 182
     static let protocolsString: Int32 = 10_318
     static let redirectProtocolsString: Int32 = 10_319
     static let unixSocketPath: Int32 = 10_231

@@ -54,6 +54,9 @@ enum EasyHandleOptions {
         /// The request's headers, sorted, without the framing fields libcurl writes.
         var headers: [(name: String, value: String)]
         var body: Body
+        /// Whether libcurl takes the protocols by name (`CURLOPT_PROTOCOLS_STR`, 7.85.0);
+        /// earlier ones take a bitmask (`CURLOPT_PROTOCOLS`).
+        var protocolNames = true
     }
 
     /// The request's fields libcurl writes itself from the body it sends (lower-case).
@@ -77,8 +80,13 @@ enum EasyHandleOptions {
             sink.set(.blob(CurlOption.sslCertificateBlob, identity.certificateChainPEM))
             sink.set(.blob(CurlOption.sslKeyBlob, identity.privateKeyPEM))
         }
-        sink.set(.string(CurlOption.protocolsString, "http,https"))
-        sink.set(.string(CurlOption.redirectProtocolsString, "http,https"))
+        if input.protocolNames {
+            sink.set(.string(CurlOption.protocolsString, "http,https"))
+            sink.set(.string(CurlOption.redirectProtocolsString, "http,https"))
+        } else {
+            sink.set(.long(CurlOption.protocols, 3)) // CURLPROTO_HTTP | CURLPROTO_HTTPS
+            sink.set(.long(CurlOption.redirectProtocols, 3))
+        }
         sink.set(.string(CurlOption.acceptEncoding, ""))
         sink.set(.long(CurlOption.noSignal, 1))
         sink.set(.long(CurlOption.httpVersion, input.httpVersion.curlValue))
