@@ -31,6 +31,29 @@ final class CurlSockets: @unchecked Sendable {
         /// Called on the transport's queue.
         var mayBeInUse: (() -> Bool)?
         let cancellations = DispatchGroup()
+        /// The open file the sources were made for (device and inode): libcurl closes some
+        /// sockets itself, without `closeSocket` (7.74's resolver closes the socket pair it
+        /// watched), and the next socket may get the same number; a source of the closed file
+        /// no longer fires (the kernel dropped its registration), so a watch of another file is
+        /// made afresh (7.74's HTTPS requests stalled a third of the time without this).
+        var file: FileIdentity?
+        /// The descriptor the sources watch: the socket, or for a watch made afresh a duplicate
+        /// of it, since libdispatch may still be unregistering the old sources under the
+        /// socket's number (a new source joining that registration never fired). Closed with it.
+        var descriptor: Int32
+    }
+
+    /// The device and inode of an open descriptor.
+    struct FileIdentity: Equatable {
+        var device: UInt
+        var inode: UInt
+
+        init?(_ descriptor: Int32) {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { return nil }
+            device = UInt(status.st_dev)
+            inode = UInt(status.st_ino)
+        }
     }
 
     private let queue: DispatchQueue
@@ -42,19 +65,29 @@ final class CurlSockets: @unchecked Sendable {
 
     /// Watches `socket` for reading and/or writing; `handler` gets libcurl's event bits.
     func watch(_ socket: Int32, read: Bool, write: Bool, handler: @escaping @Sendable (Int32) -> Void) {
+        let file = FileIdentity(socket)
         watches.withLock { watches in
-            var watch = watches[socket] ?? Watch()
+            var watch = watches[socket] ?? Watch(file: file, descriptor: socket)
+            if watch.file != file {
+                // Another file under a reused number: the old sources go, new ones watch a
+                // duplicate of this one (or the socket itself, should dup fail).
+                watch.read?.cancel()
+                watch.write?.cancel()
+                let duplicate = dup(socket)
+                watch = Watch(file: file, descriptor: duplicate >= 0 ? duplicate : socket)
+            }
+            let descriptor = watch.descriptor
             watch.isIdle = false
             watch.mayBeInUse = nil
             watch.read = source(watch.read, wanted: read, cancellations: watch.cancellations) {
-                let source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
+                let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
                 source.setEventHandler { [weak self] in
                     if self?.retireIfIdle(socket) != true { handler(CurlSocket.selectIn) }
                 }
                 return source
             }
             watch.write = source(watch.write, wanted: write, cancellations: watch.cancellations) {
-                let source = DispatchSource.makeWriteSource(fileDescriptor: socket, queue: queue)
+                let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
                 source.setEventHandler { handler(CurlSocket.selectOut) }
                 return source
             }
@@ -114,7 +147,11 @@ final class CurlSockets: @unchecked Sendable {
             _ = Glibc.close(socket)
             return
         }
-        watch.cancellations.notify(queue: queue) { _ = Glibc.close(socket) }
+        let descriptor = watch.descriptor
+        watch.cancellations.notify(queue: queue) {
+            _ = Glibc.close(socket)
+            if descriptor != socket { _ = Glibc.close(descriptor) }
+        }
     }
 
     /// libcurl's `CURLOPT_CLOSESOCKETFUNCTION`; its data is this object.
