@@ -49,6 +49,8 @@ enum CurlOption {
     static let proxyPassword: Int32 = 10_176
     static let suppressConnectHeaders: Int32 = 265
     static let proxyCAInfoBlob: Int32 = 40_310
+    /// `CURLOPT_PROXY_CAPATH` (7.52.0): the CA directory for an HTTPS proxy.
+    static let proxyCAPath: Int32 = 10_247
     static let sslCertificateBlob: Int32 = 40_291
     static let sslKeyBlob: Int32 = 40_292
 }

@@ -53,6 +53,7 @@ enum CurlOptionRefusal {
         CurlOption.proxyUsername: ("CURLOPT_PROXYUSERNAME", "libcurl 7.19.1"),
         CurlOption.proxyPassword: ("CURLOPT_PROXYPASSWORD", "libcurl 7.19.1"),
         CurlOption.suppressConnectHeaders: ("CURLOPT_SUPPRESS_CONNECT_HEADERS", "libcurl 7.54.0"),
+        CurlOption.proxyCAPath: ("CURLOPT_PROXY_CAPATH", "libcurl 7.52.0 built with OpenSSL (the proxy's anchors alone)"),
         CurlOption.proxyCAInfoBlob: ("CURLOPT_PROXY_CAINFO_BLOB", "libcurl 7.77.0 built with OpenSSL (the proxy's anchors)"),
         CurlOption.sslCertificateBlob: ("CURLOPT_SSLCERT_BLOB", "libcurl 7.71.0 built with OpenSSL (the client identity)"),
         CurlOption.sslKeyBlob: ("CURLOPT_SSLKEY_BLOB", "libcurl 7.71.0 built with OpenSSL (the client identity)"),
@@ -90,7 +91,7 @@ extension CurlOptionValue {
     /// The option the value is for.
     var option: Int32 {
         switch self {
-        case .long(let option, _), .offset(let option, _), .string(let option, _), .blob(let option, _): return option
+        case .long(let option, _), .offset(let option, _), .string(let option, _), .blob(let option, _), .null(let option): return option
         }
     }
 }

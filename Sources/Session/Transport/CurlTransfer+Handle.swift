@@ -116,6 +116,7 @@ private struct HandleSink: CurlOptionSink {
         case .offset(let option, let value): afn_easy_setopt_off(easy, option, value)
         case .string(let option, let value): value.withCString { afn_easy_setopt_pointer(easy, option, $0) }
         case .blob(let option, let value): value.withUnsafeBytes { afn_easy_setopt_blob(easy, option, $0.baseAddress, $0.count) }
+        case .null(let option): afn_easy_setopt_pointer(easy, option, nil)
         }
         if refusal == nil { refusal = CurlOptionRefusal.error(setting: value, code: code, libcurl: CurlTransport.libcurlVersion) }
     }

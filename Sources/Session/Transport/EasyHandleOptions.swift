@@ -7,6 +7,8 @@ enum CurlOptionValue: Equatable {
     case offset(Int32, Int64)
     case string(Int32, String)
     case blob(Int32, Data)
+    /// A string or pointer option set to NULL (no value, not libcurl's built-in one).
+    case null(Int32)
 }
 
 /// Where `EasyHandleOptions` puts what it builds: the easy handle itself in the transport
@@ -71,7 +73,12 @@ enum EasyHandleOptions {
         sink.set(.string(CurlOption.proxy, input.proxy?.curlURL ?? ""))
         if let proxy = input.proxy {
             sink.set(.long(CurlOption.suppressConnectHeaders, 1))
-            if proxy.kind == .https, !proxy.anchorCertificates.isEmpty { sink.set(.blob(CurlOption.proxyCAInfoBlob, proxy.anchorsPEM)) }
+            if proxy.kind == .https, !proxy.anchorCertificates.isEmpty {
+                // The anchors replace the system's trust: the blob replaces libcurl's CA file,
+                // and its built-in CA directory goes too.
+                sink.set(.blob(CurlOption.proxyCAInfoBlob, proxy.anchorsPEM))
+                sink.set(.null(CurlOption.proxyCAPath))
+            }
             if let username = proxy.username { sink.set(.string(CurlOption.proxyUsername, username)) }
             if let password = proxy.password { sink.set(.string(CurlOption.proxyPassword, password)) }
         }

@@ -88,7 +88,7 @@ final class CurlOptionRefusalTests: XCTestCase {
             CurlOption.closeSocketData, CurlOption.transferInfoData, CurlOption.transferInfoFunction, CurlOption.uploadBufferSize,
             CurlOption.protocols, CurlOption.redirectProtocols, CurlOption.protocolsString, CurlOption.redirectProtocolsString,
             CurlOption.unixSocketPath, CurlOption.httpVersion, CurlOption.pipeWait, CurlOption.forbidReuse, CurlOption.proxy,
-            CurlOption.proxyUsername, CurlOption.proxyPassword, CurlOption.suppressConnectHeaders, CurlOption.proxyCAInfoBlob,
+            CurlOption.proxyUsername, CurlOption.proxyPassword, CurlOption.suppressConnectHeaders, CurlOption.proxyCAInfoBlob, CurlOption.proxyCAPath,
             CurlOption.sslCertificateBlob, CurlOption.sslKeyBlob,
         ]
         XCTAssertEqual(Set(options), Set(CurlOptionRefusal.catalog.keys))
