@@ -17,6 +17,15 @@ import Glibc
 /// HEAD response, an unsolicited response), which libcurl would otherwise read as the answer to
 /// the next request on it, shifting every later response by one. Shut down, it fails libcurl's
 /// check before reuse and a new connection is made.
+///
+/// libcurl also closes some descriptors itself, without `closeSocket` (7.74's threaded
+/// resolver closes the socket pair it had watched), and the next socket, in this transport or
+/// another, may take the number. A source left on a closed number never fires again, and
+/// libdispatch joins any later source on that number (process-wide) to its dead registration:
+/// on bullseye's libcurl 7.74 a third of HTTPS requests stalled until the idle timeout. So
+/// the sources watch a duplicate of each socket, which only this object closes, and a watch
+/// whose number no longer names its file (`FileIdentity`) is dropped, when it fires or when
+/// libcurl watches the number again.
 final class CurlSockets: @unchecked Sendable {
     // @unchecked: `watches` is a `Locked`; `queue` is immutable.
 
@@ -31,16 +40,19 @@ final class CurlSockets: @unchecked Sendable {
         /// Called on the transport's queue.
         var mayBeInUse: (() -> Bool)?
         let cancellations = DispatchGroup()
-        /// The open file the sources were made for (device and inode): libcurl closes some
-        /// sockets itself, without `closeSocket` (7.74's resolver closes the socket pair it
-        /// watched), and the next socket may get the same number; a source of the closed file
-        /// no longer fires (the kernel dropped its registration), so a watch of another file is
-        /// made afresh (7.74's HTTPS requests stalled a third of the time without this).
-        var file: FileIdentity?
-        /// The descriptor the sources watch: the socket, or for a watch made afresh a duplicate
-        /// of it, since libdispatch may still be unregistering the old sources under the
-        /// socket's number (a new source joining that registration never fired). Closed with it.
-        var descriptor: Int32
+        /// The open file the socket's number named when the watch was made.
+        let file: FileIdentity?
+        /// What the sources watch: a duplicate of the socket (the socket itself should `dup`
+        /// fail), closed by this object once they are cancelled.
+        let descriptor: Int32
+
+        /// Cancels the sources; `descriptor`, when it is a duplicate, is closed after them.
+        func retire(socket: Int32, queue: DispatchQueue) {
+            read?.cancel()
+            write?.cancel()
+            let descriptor = descriptor
+            if descriptor != socket { cancellations.notify(queue: queue) { _ = Glibc.close(descriptor) } }
+        }
     }
 
     /// The device and inode of an open descriptor.
@@ -66,33 +78,39 @@ final class CurlSockets: @unchecked Sendable {
     /// Watches `socket` for reading and/or writing; `handler` gets libcurl's event bits.
     func watch(_ socket: Int32, read: Bool, write: Bool, handler: @escaping @Sendable (Int32) -> Void) {
         let file = FileIdentity(socket)
-        watches.withLock { watches in
-            var watch = watches[socket] ?? Watch(file: file, descriptor: socket)
-            if watch.file != file {
-                // Another file under a reused number: the old sources go, new ones watch a
-                // duplicate of this one (or the socket itself, should dup fail).
-                watch.read?.cancel()
-                watch.write?.cancel()
+        let stale: Watch? = watches.withLock { watches in
+            var stale: Watch?
+            var watch: Watch
+            if let existing = watches[socket], existing.file == file {
+                watch = existing
+            } else {
+                stale = watches[socket]
                 let duplicate = dup(socket)
                 watch = Watch(file: file, descriptor: duplicate >= 0 ? duplicate : socket)
             }
-            let descriptor = watch.descriptor
             watch.isIdle = false
             watch.mayBeInUse = nil
+            let descriptor = watch.descriptor
             watch.read = source(watch.read, wanted: read, cancellations: watch.cancellations) {
                 let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
                 source.setEventHandler { [weak self] in
-                    if self?.retireIfIdle(socket) != true { handler(CurlSocket.selectIn) }
+                    guard let self, !dropIfClosed(socket, descriptor: descriptor), !retireIfIdle(socket) else { return }
+                    handler(CurlSocket.selectIn)
                 }
                 return source
             }
             watch.write = source(watch.write, wanted: write, cancellations: watch.cancellations) {
                 let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
-                source.setEventHandler { handler(CurlSocket.selectOut) }
+                source.setEventHandler { [weak self] in
+                    guard let self, !dropIfClosed(socket, descriptor: descriptor) else { return }
+                    handler(CurlSocket.selectOut)
+                }
                 return source
             }
             watches[socket] = watch
+            return stale
         }
+        stale?.retire(socket: socket, queue: queue)
     }
 
     /// `existing`, a new source from `make` when one is wanted, or `nil` after cancelling.
@@ -122,36 +140,44 @@ final class CurlSockets: @unchecked Sendable {
         }
     }
 
+    /// Drops the watch on `descriptor` when libcurl closed `socket` itself (its number names
+    /// another file now, or none): whether it did. One `fstat` an event.
+    private func dropIfClosed(_ socket: Int32, descriptor: Int32) -> Bool {
+        let stale: Watch? = watches.withLock { watches in
+            guard let watch = watches[socket], watch.descriptor == descriptor else { return nil }
+            guard FileIdentity(socket) != watch.file else { return nil }
+            watches[socket] = nil
+            return watch
+        }
+        guard let stale else { return false }
+        stale.retire(socket: socket, queue: queue)
+        return true
+    }
+
     /// Cancels the read source of `socket` if libcurl does not watch it, and shuts the
     /// connection down if it sits unused in the pool (a transfer's bytes are its own); whether
     /// libcurl did not watch it.
     private func retireIfIdle(_ socket: Int32) -> Bool {
         watches.withLock { watches in
-            guard watches[socket]?.isIdle == true else { return false }
+            guard let watch = watches[socket], watch.isIdle else { return false }
             watches[socket]?.read?.cancel()
             watches[socket]?.read = nil
-            if watches[socket]?.mayBeInUse?() != true { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+            if watch.mayBeInUse?() != true { _ = shutdown(watch.descriptor, Int32(SHUT_RDWR)) }
             return true
         }
     }
 
     /// Closes `socket` once its sources are cancelled.
     func close(_ socket: Int32) {
-        let watch: Watch? = watches.withLock { watches in
-            let watch = watches.removeValue(forKey: socket)
-            watch?.read?.cancel()
-            watch?.write?.cancel()
-            return watch
-        }
-        guard let watch else {
+        let watch: Watch? = watches.withLock { $0.removeValue(forKey: socket) }
+        guard let watch, watch.file == FileIdentity(socket) else {
+            // Never watched, or the watch was of a file libcurl closed itself.
+            watch?.retire(socket: socket, queue: queue)
             _ = Glibc.close(socket)
             return
         }
-        let descriptor = watch.descriptor
-        watch.cancellations.notify(queue: queue) {
-            _ = Glibc.close(socket)
-            if descriptor != socket { _ = Glibc.close(descriptor) }
-        }
+        watch.retire(socket: socket, queue: queue)
+        watch.cancellations.notify(queue: queue) { _ = Glibc.close(socket) }
     }
 
     /// libcurl's `CURLOPT_CLOSESOCKETFUNCTION`; its data is this object.

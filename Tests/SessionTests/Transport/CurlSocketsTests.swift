@@ -55,6 +55,28 @@ final class CurlSocketsTests: XCTestCase {
         _ = Glibc.close(second[1])
     }
 
+    /// The same across transports: libdispatch's registrations are the process's, and one left
+    /// on a number libcurl closed used to swallow every later source on that number.
+    func testAnotherTransportsWatchOfANumberClosedBehindAWatchSeesItsBytes() throws {
+        let first = CurlSockets(queue: DispatchQueue(label: "first"))
+        let second = CurlSockets(queue: DispatchQueue(label: "second"))
+        var old: [Int32] = [0, 0], new: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &old), 0)
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &new), 0)
+        let number = old[0]
+        first.watch(number, read: true, write: false) { _ in }
+        XCTAssertEqual(dup2(new[0], number), number)
+        _ = Glibc.close(new[0])
+        let readable = expectation(description: "the new socket's bytes are seen")
+        readable.assertForOverFulfill = false
+        second.watch(number, read: true, write: false) { _ in readable.fulfill() }
+        XCTAssertEqual(write(new[1], "x", 1), 1)
+        wait(for: [readable], timeout: 5)
+        second.close(number)
+        _ = Glibc.close(old[1])
+        _ = Glibc.close(new[1])
+    }
+
     private func get(_ url: URL, with manager: URLSessionManager) throws -> Data? {
         let done = expectation(description: "completion")
         let body = Locked<Data?>(nil)
