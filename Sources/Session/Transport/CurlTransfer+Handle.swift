@@ -118,12 +118,12 @@ private struct HandleSink: CurlOptionSink {
         case .blob(let option, let value): value.withUnsafeBytes { afn_easy_setopt_blob(easy, option, $0.baseAddress, $0.count) }
         case .null(let option): afn_easy_setopt_pointer(easy, option, nil)
         }
-        if refusal == nil { refusal = CurlOptionRefusal.error(setting: value, code: code, libcurl: CurlTransport.libcurlVersion) }
+        if code != CurlCode.ok, refusal == nil { refusal = CurlOptionRefusal.error(setting: value, code: code, libcurl: CurlTransport.libcurlVersion) }
     }
 
     /// Notes libcurl's answer `code` to setting the pointer or callback `option`.
     mutating func check(_ option: Int32, _ code: Int32) {
-        if refusal == nil { refusal = CurlOptionRefusal.error(setting: option, code: code, libcurl: CurlTransport.libcurlVersion) }
+        if code != CurlCode.ok, refusal == nil { refusal = CurlOptionRefusal.error(setting: option, code: code, libcurl: CurlTransport.libcurlVersion) }
     }
 
     mutating func appendHeader(_ line: String) {

@@ -26,10 +26,10 @@ extension CurlTransport {
     }()
 
     /// The libcurl version the transport runs on ("7.88.1"), for the errors of refused options.
-    static var libcurlVersion: String { (try? loaded.get())?.version ?? "" }
+    static let libcurlVersion = (try? loaded.get())?.version ?? ""
 
     /// Whether libcurl takes the protocols by name (`CURLOPT_PROTOCOLS_STR`, 7.85.0).
-    static var takesProtocolNames: Bool { ((try? loaded.get())?.versionNumber ?? 0) >= 0x07_55_00 }
+    static let takesProtocolNames = ((try? loaded.get())?.versionNumber ?? 0) >= 0x07_55_00
 
     /// A NUL-terminated C string in `buffer`, as text (bytes, not characters).
     private static func text(_ buffer: [CChar]) -> String {
