@@ -31,26 +31,71 @@ static struct {
     int (*multi_socket_action)(void *, int, int, int *);
     int (*multi_timeout)(void *, long *);
     curl_message *(*multi_info_read)(void *, int *);
+    void *(*version_info)(int);
 } api;
+
+/// The start of `curl_version_info_data`, the same in every age (curl/curl.h, age 0).
+typedef struct {
+    int age;
+    const char *version;
+    unsigned int version_num;
+    const char *host;
+    int features;
+    const char *ssl_version;
+} curl_version_info_start;
+
+static afn_curl_facts facts;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[256];
 static int loaded;
 
+/// dlerror()'s message, or words saying there was none (it returns NULL then).
+static const char *dynamic_loader_error(void) {
+    const char *message = dlerror();
+    return message ? message : "no reason given by the dynamic loader";
+}
+
 #define BIND(library, field, name) \
     if (!(*(void **)&api.field = dlsym(library, name))) { \
-        snprintf(load_error, sizeof load_error, "%s not found: %s", name, dlerror()); \
+        snprintf(load_error, sizeof load_error, "libcurl.so.4 lacks %s: %s", name, dynamic_loader_error()); \
         return; \
     }
 
+/// Whether the SSL_CTX and SSL functions the transport's hooks call on libcurl's objects are
+/// the very ones libcurl's own symbols resolve to (one OpenSSL in the process for both).
+static int shares_openssl(void *curl) {
+    static const char *const names[] = {
+        "SSL_CTX_new", "SSL_CTX_set_cert_verify_callback", "SSL_CTX_set_options", "SSL_CTX_set_client_cert_cb",
+        "SSL_CTX_set_ex_data", "SSL_CTX_get_ex_data", "SSL_get_SSL_CTX", "SSL_set_ex_data", "SSL_get_ex_data",
+    };
+    for (size_t index = 0; index < sizeof names / sizeof names[0]; index++) {
+        void *ours = afn_openssl_symbol(names[index]);
+        if (!ours || dlsym(curl, names[index]) != ours) return 0;
+    }
+    return 1;
+}
+
 static void load(void) {
-    // OpenSSL first: its exit gate must be armed before any connection exists.
-    if (!afn_openssl_load(load_error, sizeof load_error)) return;
+    // OpenSSL first: its exit gate must be armed before any connection exists. Whether it
+    // loaded is one of the facts the transport decides on (afn_curl_facts).
+    facts.openssl_loaded = afn_openssl_load(facts.openssl_error, sizeof facts.openssl_error);
     void *curl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_GLOBAL);
     if (!curl) {
-        snprintf(load_error, sizeof load_error, "cannot load libcurl.so.4: %s", dlerror());
+        snprintf(load_error, sizeof load_error, "cannot load libcurl.so.4: %s", dynamic_loader_error());
         return;
     }
+    BIND(curl, version_info, "curl_version_info")
+    const curl_version_info_start *info = api.version_info(0); // CURLVERSION_FIRST: the fields above
+    if (!info) {
+        snprintf(load_error, sizeof load_error, "curl_version_info returned nothing");
+        return;
+    }
+    facts.version = info->version ? info->version : "";
+    facts.version_number = info->version_num;
+    facts.tls_backend = info->ssl_version;
+    facts.openssl_version = facts.openssl_loaded ? afn_openssl_version() : NULL;
+    facts.openssl_is_libcurls = facts.openssl_loaded && afn_openssl_is_libcurls() && shares_openssl(curl);
     BIND(curl, global_init, "curl_global_init")
     BIND(curl, easy_init, "curl_easy_init")
     BIND(curl, easy_cleanup, "curl_easy_cleanup")
@@ -81,6 +126,11 @@ int afn_curl_load(char *error, size_t error_length) {
     pthread_once(&load_once, load);
     if (!loaded && error && error_length) snprintf(error, error_length, "%s", load_error);
     return loaded;
+}
+
+const afn_curl_facts *afn_curl_loaded_facts(void) {
+    pthread_once(&load_once, load);
+    return loaded ? &facts : NULL;
 }
 
 void *afn_easy_init(void) { return api.easy_init(); }

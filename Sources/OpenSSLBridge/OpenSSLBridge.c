@@ -1,3 +1,4 @@
+#define _GNU_SOURCE // dladdr
 #include "OpenSSLBridge.h"
 
 #include <dlfcn.h>
@@ -67,6 +68,15 @@ static struct {
     const char *(*ssl_get_version)(const void *);
     const void *(*ssl_get_current_cipher)(const void *);
     const char *(*cipher_get_name)(const void *);
+    unsigned long (*version_number)(void);
+    const char *(*version_text)(int);
+    void *(*store_ctx_get_ex_data)(const void *, int);
+    int (*store_ctx_ssl_index)(void);
+    int (*ssl_set_ex_data)(void *, int, void *);
+    void *(*ssl_get_ex_data)(const void *, int);
+    int (*purpose_by_sname)(const char *);
+    void *(*purpose_get0)(int);
+    int (*purpose_get_id)(const void *);
 } api;
 
 // The exit gate. Where OpenSSL was initialized before the bridge (see `load`, which asks for no
@@ -109,6 +119,11 @@ static void close_gate_at_exit(void) {
 static int certificate_request_index = -1;
 static void free_watcher(void *parent, void *watcher, void *ex_data, int index, long argl, void *argp);
 
+/// The SSL ex_data slot marking a connection whose chain the application's verification
+/// accepted (`afn_store_ctx_mark_trusted`); it holds `trusted_mark`'s address, nothing to free.
+static int trusted_index = -1;
+static const char trusted_mark = 1;
+
 /// The security level chains are verified at (X509_VERIFY_PARAM_set_auth_level), set by `load`.
 static int authentication_level = 2;
 
@@ -116,19 +131,113 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[256];
 static int loaded;
 
+/// dlerror()'s message, or words saying there was none (it returns NULL then).
+static const char *dynamic_loader_error(void) {
+    const char *message = dlerror();
+    return message ? message : "no reason given by the dynamic loader";
+}
+
 #define BIND(library, field, name) \
     if (!(*(void **)&api.field = dlsym(library, name))) { \
-        snprintf(load_error, sizeof load_error, "%s not found: %s", name, dlerror()); \
+        snprintf(load_error, sizeof load_error, "%s (%s) lacks %s, which the bridge calls", version_text, library_path, name); \
         return; \
     }
 
 static void *ssl_library, *crypto_library;
+/// Where libssl was found, and whether it is the one libcurl's own symbols resolve to.
+static char library_path[512];
+static int found_through_libcurl;
+/// OpenSSL_version(OPENSSL_VERSION) of the library loaded, once known.
+static const char *version_text = "OpenSSL";
+
+/// The library defining `symbol` as `scope` (a dlopen handle) resolves it, opened again by the
+/// path the dynamic loader knows it by (no second copy is loaded); its path into `path`.
+static void *library_defining(void *scope, const char *symbol, char *path, size_t path_length) {
+    void *address = dlsym(scope, symbol);
+    Dl_info info;
+    if (!address || !dladdr(address, &info) || !info.dli_fname || !info.dli_fname[0]) return NULL;
+    if (path) snprintf(path, path_length, "%s", info.dli_fname);
+    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+}
+
+/// Finds the OpenSSL to bind: the one libcurl itself calls, whatever its soname (looked up
+/// through libcurl's own dependencies, not guessed by name), so that the SSL_CTX libcurl
+/// hands the transport's hook is one this bridge's functions understand; where libcurl has no
+/// OpenSSL among its libraries (another TLS backend), OpenSSL 3 or 4 by name, for the chain
+/// verifier alone (the transport then refuses, see LibcurlBridge).
+static int find_libraries(void) {
+    void *curl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_GLOBAL);
+    if (curl) {
+        ssl_library = library_defining(curl, "SSL_CTX_new", library_path, sizeof library_path);
+        crypto_library = library_defining(curl, "ERR_clear_error", NULL, 0);
+        if (ssl_library && crypto_library) {
+            found_through_libcurl = 1;
+            return 1;
+        }
+    }
+    static const char *const names[][2] = {{"libssl.so.3", "libcrypto.so.3"}, {"libssl.so.4", "libcrypto.so.4"}};
+    for (size_t index = 0; index < sizeof names / sizeof names[0]; index++) {
+        ssl_library = dlopen(names[index][0], RTLD_NOW | RTLD_GLOBAL);
+        crypto_library = ssl_library ? dlopen(names[index][1], RTLD_NOW | RTLD_GLOBAL) : NULL;
+        if (ssl_library && crypto_library) {
+            snprintf(library_path, sizeof library_path, "%s", names[index][0]);
+            return 1;
+        }
+    }
+    snprintf(load_error, sizeof load_error, "libcurl has no OpenSSL among its libraries, and neither libssl.so.3 nor libssl.so.4 loads: %s",
+             dynamic_loader_error());
+    return 0;
+}
+
+int afn_openssl_version_is_supported(unsigned long number) {
+    // 1.1.1b: OPENSSL_INIT_NO_ATEXIT (see `load`). 1.1.1's and 3.x's functions, and the numbers
+    // the bridge passes them (verification flags, error codes, purposes, ex_data classes, BIO
+    // controls), are the same; `behaves` checks those it can observe.
+    return number >= 0x10101020UL;
+}
+
+/// The loaded library numbers what the bridge relies on as its headers did: the TLS server
+/// purpose (X509_PURPOSE_SSL_SERVER, 2, what "ssl_server" sets) and the verification errors
+/// ChainVerifier maps (by OpenSSL's own text for each code, the same in 1.1.1 and 3.x).
+static int behaves(void) {
+    int purpose = api.purpose_by_sname("sslserver");
+    if (purpose < 0 || api.purpose_get_id(api.purpose_get0(purpose)) != 2) {
+        snprintf(load_error, sizeof load_error, "%s numbers the TLS server purpose differently", version_text);
+        return 0;
+    }
+    // Each code's text in 1.1.1 and in 3.x (where two wordings exist).
+    static const struct { int code; const char *text, *other; } errors[] = {
+        {2, "unable to get issuer certificate", NULL}, {9, "certificate is not yet valid", NULL}, {10, "certificate has expired", NULL},
+        {20, "unable to get local issuer certificate", NULL}, {26, "unsupported certificate purpose", "unsuitable certificate purpose"},
+        {50, "application verification failure", NULL},
+    };
+    for (size_t index = 0; index < sizeof errors / sizeof errors[0]; index++) {
+        const char *text = api.verify_error_string(errors[index].code);
+        if (!text || (strcmp(text, errors[index].text) != 0 && (!errors[index].other || strcmp(text, errors[index].other) != 0))) {
+            snprintf(load_error, sizeof load_error, "%s names verification error %d \"%s\", not \"%s\"", version_text, errors[index].code,
+                     text ? text : "", errors[index].text);
+            return 0;
+        }
+    }
+    return 1;
+}
 
 static void load(void) {
-    void *ssl = ssl_library = dlopen("libssl.so.3", RTLD_NOW | RTLD_GLOBAL);
-    void *crypto = crypto_library = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_GLOBAL);
-    if (!ssl || !crypto) {
-        snprintf(load_error, sizeof load_error, "cannot load libssl.so.3 and libcrypto.so.3: %s", dlerror());
+    if (!find_libraries()) return;
+    void *crypto = crypto_library, *ssl = ssl_library;
+    // OpenSSL_version_num and OpenSSL_version exist from 1.1.0; 1.0.x names them SSLeay*.
+    *(void **)&api.version_number = dlsym(crypto, "OpenSSL_version_num");
+    *(void **)&api.version_text = dlsym(crypto, "OpenSSL_version");
+    if (!api.version_number || !api.version_text) {
+        const char *(*old_text)(int) = (const char *(*)(int))dlsym(crypto, "SSLeay_version");
+        snprintf(load_error, sizeof load_error, "%s (%s) is older than OpenSSL 1.1.1b, the oldest the bridge supports",
+                 old_text && old_text(0) ? old_text(0) : "OpenSSL", library_path);
+        return;
+    }
+    version_text = api.version_text(0) ? api.version_text(0) : "OpenSSL"; // OPENSSL_VERSION
+    if (!afn_openssl_version_is_supported(api.version_number())) {
+        snprintf(load_error, sizeof load_error, "%s (%s) is older than OpenSSL 1.1.1b, the oldest the bridge supports", version_text,
+                 library_path);
         return;
     }
     BIND(ssl, init_ssl, "OPENSSL_init_ssl")
@@ -188,8 +297,17 @@ static void load(void) {
     BIND(ssl, ssl_get_version, "SSL_get_version")
     BIND(ssl, ssl_get_current_cipher, "SSL_get_current_cipher")
     BIND(ssl, cipher_get_name, "SSL_CIPHER_get_name")
+    BIND(crypto, store_ctx_get_ex_data, "X509_STORE_CTX_get_ex_data")
+    BIND(ssl, store_ctx_ssl_index, "SSL_get_ex_data_X509_STORE_CTX_idx")
+    BIND(ssl, ssl_set_ex_data, "SSL_set_ex_data")
+    BIND(ssl, ssl_get_ex_data, "SSL_get_ex_data")
+    BIND(crypto, purpose_by_sname, "X509_PURPOSE_get_by_sname")
+    BIND(crypto, purpose_get0, "X509_PURPOSE_get0")
+    BIND(crypto, purpose_get_id, "X509_PURPOSE_get_id")
+    if (!behaves()) return;
     certificate_request_index = api.get_ex_new_index(1, 0, NULL, NULL, NULL, (void *)free_watcher); // CRYPTO_EX_INDEX_SSL_CTX
-    if (certificate_request_index < 0) {
+    trusted_index = api.get_ex_new_index(0, 0, NULL, NULL, NULL, NULL); // CRYPTO_EX_INDEX_SSL
+    if (certificate_request_index < 0 || trusted_index < 0) {
         snprintf(load_error, sizeof load_error, "CRYPTO_get_ex_new_index failed");
         return;
     }
@@ -225,6 +343,21 @@ int afn_openssl_load(char *error, size_t error_length) {
     pthread_once(&load_once, load);
     if (!loaded && error && error_length) snprintf(error, error_length, "%s", load_error);
     return loaded;
+}
+
+const char *afn_openssl_version(void) {
+    pthread_once(&load_once, load);
+    return api.version_text ? version_text : NULL;
+}
+
+const char *afn_openssl_library_path(void) {
+    pthread_once(&load_once, load);
+    return library_path[0] ? library_path : NULL;
+}
+
+int afn_openssl_is_libcurls(void) {
+    pthread_once(&load_once, load);
+    return found_through_libcurl;
 }
 
 void *afn_openssl_symbol(const char *name) {
@@ -264,6 +397,15 @@ void afn_store_ctx_presented_chain(void *store_ctx, afn_der_sink sink, void *con
     int length = api.i2d_x509(leaf, &der);
     if (length > 0) sink(der, length, context);
     api.crypto_free(der, __FILE__, __LINE__);
+}
+
+int afn_store_ctx_mark_trusted(void *store_ctx) {
+    void *ssl = api.store_ctx_get_ex_data(store_ctx, api.store_ctx_ssl_index());
+    return ssl && api.ssl_set_ex_data(ssl, trusted_index, (void *)&trusted_mark) == 1;
+}
+
+int afn_ssl_is_trusted(const void *ssl) {
+    return ssl && api.ssl_get_ex_data(ssl, trusted_index) == &trusted_mark;
 }
 
 void afn_store_ctx_reject(void *store_ctx) {

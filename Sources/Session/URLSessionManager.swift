@@ -53,6 +53,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var receiveWindowLimit = CurlReceiveWindow.defaultLimit
         var connection = ConnectionSettings()
         var interceptor: (any RequestInterceptor)?
+        /// The event monitors were told that the `.libcurl` transport is unavailable.
+        var toldLibcurlUnavailable = false
     }
 
     private struct Configuration {
@@ -585,6 +587,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
                 throw SessionError.invalidRequest(reason: problem)
             }
             let (session, curlTransport) = try currentCarrier(&state)
+            if curlTransport == nil, transport == .libcurl, !state.toldLibcurlUnavailable, !configuration.eventMonitors.isEmpty,
+               let unavailable = CurlTransport.unavailable {
+                state.toldLibcurlUnavailable = true
+                configuration.eventMonitors.notify { $0.libcurlTransportUnavailable(unavailable) }
+            }
             var request = additionalHeaders.isEmpty ? request : Self.withAdditionalHeaders(additionalHeaders, on: request)
             // The jar first: an empty one answers at once, where reading the request's header
             // costs thousands of instructions. A `Cookie` header of the caller's replaces the jar's.

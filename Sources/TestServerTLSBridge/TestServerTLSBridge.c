@@ -45,6 +45,11 @@ static struct {
     int (*pem_write_x509)(void *, void *);
     int (*pem_write_private_key)(void *, void *, const void *, const unsigned char *, int, void *, void *);
     void *(*keygen)(void *, const char *, const char *, ...);
+    void *(*pkey_ctx_new_id)(int, void *);
+    int (*pkey_keygen_init)(void *);
+    int (*pkey_ctx_ctrl)(void *, int, int, int, int, void *);
+    int (*pkey_keygen)(void *, void **);
+    void (*pkey_ctx_free)(void *);
     void (*pkey_free)(void *);
     void *(*x509_new)(void);
     void (*x509_free)(void *);
@@ -95,7 +100,11 @@ static void load(void) {
     BIND(ctx_set_verify, "SSL_CTX_set_verify")
     BIND(d2i_x509, "d2i_X509")
     BIND(i2d_x509, "i2d_X509")
-    BIND(ssl_peer_certificate, "SSL_get1_peer_certificate")
+    // OpenSSL 3's name; 1.1.1's (which 3 keeps as a deprecated alias) has the same meaning:
+    // the caller owns the reference returned.
+    if (!(*(void **)&api.ssl_peer_certificate = afn_openssl_symbol("SSL_get1_peer_certificate"))) {
+        BIND(ssl_peer_certificate, "SSL_get_peer_certificate")
+    }
     BIND(crypto_free, "CRYPTO_free")
     BIND(ssl_new, "SSL_new")
     BIND(ssl_free, "SSL_free")
@@ -116,7 +125,13 @@ static void load(void) {
     BIND(pem_read_private_key, "PEM_read_bio_PrivateKey")
     BIND(pem_write_x509, "PEM_write_bio_X509")
     BIND(pem_write_private_key, "PEM_write_bio_PrivateKey")
-    BIND(keygen, "EVP_PKEY_Q_keygen")
+    // EVP_PKEY_Q_keygen is OpenSSL 3's; 1.1.1 generates through a key context (`generate_key`).
+    *(void **)&api.keygen = afn_openssl_symbol("EVP_PKEY_Q_keygen");
+    BIND(pkey_ctx_new_id, "EVP_PKEY_CTX_new_id")
+    BIND(pkey_keygen_init, "EVP_PKEY_keygen_init")
+    BIND(pkey_ctx_ctrl, "EVP_PKEY_CTX_ctrl")
+    BIND(pkey_keygen, "EVP_PKEY_keygen")
+    BIND(pkey_ctx_free, "EVP_PKEY_CTX_free")
     BIND(pkey_free, "EVP_PKEY_free")
     BIND(x509_new, "X509_new")
     BIND(x509_free, "X509_free")
@@ -180,12 +195,26 @@ static int add_extension(void *certificate, int nid, const char *value) {
     return added;
 }
 
+/// A new EC P-256 key, or NULL.
+static void *generate_key(void) {
+    if (api.keygen) return api.keygen(NULL, NULL, "EC", "P-256");
+    // OpenSSL 1.1.1's EVP_PKEY_CTX_set_ec_paramgen_curve_nid: EVP_PKEY_EC (408), the
+    // paramgen and keygen operations (1 << 1 | 1 << 2), EVP_PKEY_CTRL_EC_PARAMGEN_CURVE_NID
+    // (0x1001), NID_X9_62_prime256v1 (415).
+    void *key = NULL, *context = api.pkey_ctx_new_id(408, NULL);
+    if (context && api.pkey_keygen_init(context) == 1 && api.pkey_ctx_ctrl(context, 408, 6, 0x1001, 415, NULL) == 1) {
+        if (api.pkey_keygen(context, &key) != 1) key = NULL;
+    }
+    if (context) api.pkey_ctx_free(context);
+    return key;
+}
+
 int afn_test_tls_generate(int days, int for_client, void (*sink)(int, const char *, size_t, void *), void *context,
                           char *error, size_t error_length) {
     if (!enter(error, error_length)) return -1;
     int status = -1;
     void *certificate = NULL, *certificate_output = NULL, *key_output = NULL;
-    void *key = api.keygen(NULL, NULL, "EC", "P-256");
+    void *key = generate_key();
     if (!key || !(certificate = api.x509_new())) {
         describe_failure("key generation", error, error_length);
         goto done;

@@ -22,12 +22,14 @@ final class AFNCommandTests: XCTestCase {
         try afn(arguments, environment: [:])
     }
 
-    /// `afn` with `environment` over this process's (an empty value removes a variable).
-    private func afn(_ arguments: [String], environment: [String: String]) throws -> Run {
+    /// `afn` with `environment` over this process's (an empty value removes a variable); run
+    /// through `launcher` (a program and its arguments, `afn`'s path and arguments after them)
+    /// when given.
+    private func afn(_ arguments: [String], environment: [String: String], launcher: [String] = []) throws -> Run {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("afn")
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        process.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? binary
+        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary.path] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.filter { !$0.value.isEmpty }
         let out = Pipe()
         let err = Pipe()
@@ -272,6 +274,24 @@ final class AFNCommandTests: XCTestCase {
         let untrusted = try afn("get", try HTTPBin.url("/get").absoluteString, "--proxy", try ProxyServer.tlsURL())
         XCTAssertEqual(untrusted.status, 2, untrusted.stderr)
         XCTAssertTrue(untrusted.stderr.contains("The proxy localhost:"), untrusted.stderr)
+    }
+
+    func testAnHTTPSProxysAnchorsReplaceTheSystemsTrust() throws {
+        // The system's trust store (/etc/ssl/certs, in a private mount namespace) holds only the
+        // root the TLS proxy's certificate chains to; the anchors given for the proxy are another
+        // CA's, so the proxy must be refused: libcurl's CA directory is not consulted beside them.
+        let store = try directory.file("ca-certificates.crt", contents: Data(contentsOf: Fixtures.url("root-ca.pem")))
+        let inNamespace = ["/usr/bin/unshare", "-r", "-m", "sh", "-c",
+                           #"ln -sf ca-certificates.crt "$1/$(openssl x509 -in "$1/ca-certificates.crt" -noout -hash).0" && mount --bind "$1" /etc/ssl/certs && shift && exec "$@""#,
+                           "sh", store.deletingLastPathComponent().path]
+        let arguments = { (anchors: String) in
+            ["get", try HTTPBin.url("/get").absoluteString, "--proxy", try ProxyServer.tlsURL(), "--proxy-cacert", self.fixture(anchors)]
+        }
+        let trusted = try afn(try arguments("root-ca.pem"), environment: [:], launcher: inNamespace)
+        XCTAssertEqual(trusted.status, 0, "the proxy's own root as its anchor: \(trusted.stderr)")
+        let other = try afn(try arguments("client-ca.pem"), environment: [:], launcher: inNamespace)
+        XCTAssertEqual(other.status, 2, other.stderr)
+        XCTAssertTrue(other.stderr.contains("The proxy localhost:"), other.stderr)
     }
 
     func testProxyCredentialsInTheProxyURLAreSentToTheProxy() throws {

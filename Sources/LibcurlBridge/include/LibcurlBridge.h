@@ -8,8 +8,30 @@
 #include <stdint.h>
 
 /// Loads libcurl (and OpenSSL, which its TLS connections use) once. Returns 1 when every
-/// symbol was found; otherwise 0 and a message in `error`.
+/// libcurl symbol was found; otherwise 0 and a message in `error`. Whether the transport may
+/// use them is decided from `afn_curl_loaded_facts`.
 int afn_curl_load(char *error, size_t error_length);
+
+/// What was loaded, for the transport to decide whether its policy can be enforced.
+typedef struct {
+    /// curl_version_info's version ("7.88.1") and version_num (0x075801).
+    const char *version;
+    unsigned int version_number;
+    /// curl_version_info's ssl_version: the TLS library libcurl uses ("OpenSSL/3.0.17",
+    /// "GnuTLS/3.7.9"), NULL without one.
+    const char *tls_backend;
+    /// 1 when OpenSSLBridge loaded; otherwise its message in `openssl_error`.
+    int openssl_loaded;
+    char openssl_error[256];
+    /// OpenSSL_version(OPENSSL_VERSION) of the OpenSSL the bridge loaded, or NULL.
+    const char *openssl_version;
+    /// 1 when that OpenSSL is the library libcurl calls: found through libcurl's own symbols,
+    /// with the same SSL_CTX and SSL functions.
+    int openssl_is_libcurls;
+} afn_curl_facts;
+
+/// The facts of the libcurl loaded (loading it first), or NULL when it could not be loaded.
+const afn_curl_facts *afn_curl_loaded_facts(void);
 
 void *afn_easy_init(void);
 void afn_easy_cleanup(void *easy);

@@ -1,6 +1,6 @@
-// Non-variadic entry points into the OpenSSL (libssl.so.3, libcrypto.so.3) that
-// FoundationNetworking already loads, found with dlopen/dlsym at run time (no headers or
-// link-time dependency): certificate chain verification for `SecurityPolicy`, the handshake
+// Non-variadic entry points into the OpenSSL that libcurl (and so FoundationNetworking) calls,
+// found through libcurl's own libraries with dlopen/dlsym/dladdr at run time (no headers or
+// link-time dependency; OpenSSL 1.1.1b and later, 3.x, 4.x): certificate chain verification for `SecurityPolicy`, the handshake
 // hooks the libcurl transport installs, and the exit gate every caller into OpenSSL's state
 // passes.
 #ifndef AFN_OPENSSL_BRIDGE_H
@@ -8,9 +8,21 @@
 
 #include <stddef.h>
 
-/// Loads OpenSSL once and arms the exit gate. Returns 1 when every symbol was found;
-/// otherwise 0 and a message in `error`.
+/// Loads OpenSSL once and arms the exit gate: the libssl and libcrypto libcurl's symbols resolve
+/// to, or where libcurl has none (another TLS backend) `libssl.so.3` or `libssl.so.4` by name.
+/// Returns 1 when the library is 1.1.1b or later, has every function the bridge calls and
+/// numbers the purposes and verification errors as the bridge expects; otherwise 0 and a
+/// message naming what was found in `error`.
 int afn_openssl_load(char *error, size_t error_length);
+/// Whether OpenSSL_version_num() `number` is one the bridge supports: 1.1.1b (0x10101020) or later.
+int afn_openssl_version_is_supported(unsigned long number);
+/// OpenSSL_version(OPENSSL_VERSION) of the library loaded ("OpenSSL 3.0.17 1 Jul 2025"), or NULL
+/// when none could be loaded or it is older than 1.1.0.
+const char *afn_openssl_version(void);
+/// The path (or soname) of the libssl loaded, or NULL when none was found.
+const char *afn_openssl_library_path(void);
+/// 1 when the libssl loaded is the one libcurl's own symbols resolve to.
+int afn_openssl_is_libcurls(void);
 /// The address of the libssl or libcrypto function `name` (loading OpenSSL first), or NULL:
 /// for the package's other C targets that reach OpenSSL.
 void *afn_openssl_symbol(const char *name);
@@ -29,6 +41,11 @@ typedef void (*afn_der_sink)(const unsigned char *der, int length, void *context
 int afn_ssl_ctx_set_verify(void *ssl_ctx, int (*callback)(void *store_ctx, void *argument), void *argument);
 /// The chain the peer presented during the handshake, leaf first, to `sink`.
 void afn_store_ctx_presented_chain(void *store_ctx, afn_der_sink sink, void *context);
+/// Marks the connection of a handshake verification (its `SSL`) as trusted by the application,
+/// for the transfers that reuse the connection; 1 when marked.
+int afn_store_ctx_mark_trusted(void *store_ctx);
+/// 1 when the connection `ssl` was marked trusted (`afn_store_ctx_mark_trusted`).
+int afn_ssl_is_trusted(const void *ssl);
 /// Marks a handshake verification as rejected by the application.
 void afn_store_ctx_reject(void *store_ctx);
 

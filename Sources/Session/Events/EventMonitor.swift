@@ -25,6 +25,12 @@ public protocol EventMonitor: Sendable {
     func task(_ task: URLSessionTask, willRetry context: RetryContext, after delay: TimeInterval)
     /// `task` completed with `error` (`nil` for success), after `metrics.attemptCount` attempts.
     func task(_ task: URLSessionTask, didCompleteWith response: HTTPURLResponse?, error: (any Error)?, metrics: TaskMetrics)
+    /// The manager's `.libcurl` transport cannot be used on this system (`error` says why: a
+    /// libcurl built on GnuTLS, an OpenSSL other than libcurl's, a libcurl too old), so its
+    /// tasks go through URLSession's own protocol instead; a manager whose policy or settings
+    /// need libcurl refuses to send rather than fall back. Told once per manager, before the
+    /// first task that falls back is created.
+    func libcurlTransportUnavailable(_ error: TransportError)
 }
 
 /// Every event does nothing unless a monitor implements it.
@@ -39,6 +45,8 @@ extension EventMonitor {
     public func task(_ task: URLSessionTask, willRetry context: RetryContext, after delay: TimeInterval) {}
     /// Does nothing.
     public func task(_ task: URLSessionTask, didCompleteWith response: HTTPURLResponse?, error: (any Error)?, metrics: TaskMetrics) {}
+    /// Does nothing.
+    public func libcurlTransportUnavailable(_ error: TransportError) {}
 }
 
 extension Array where Element == any EventMonitor {

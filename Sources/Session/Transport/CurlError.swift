@@ -55,13 +55,22 @@ public struct CurlError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The TLS alert the server sent, if the failure was one: read from OpenSSL's packed error
     /// code in libcurl's message ("error:0A00045C:" is library 20, SSL, reason 1116, which is
-    /// 1000 + alert 116, certificate_required).
+    /// 1000 + alert 116, certificate_required). OpenSSL 3 packs the library from bit 23 and the
+    /// reason below it; 1.1.1 the library from bit 24, a function, and the reason in the low 12
+    /// bits ("error:1409445C:").
     public var receivedTLSAlert: Int? {
         guard let range = message.range(of: "error:") else { return nil }
         let digits = message[range.upperBound...].prefix { $0.isHexDigit }
         guard digits.count == 8, let packed = UInt32(digits, radix: 16) else { return nil }
-        let library = packed >> 23, reason = Int(packed & 0x7F_FFFF)
-        guard library == 20, (1000..<1256).contains(reason) else { return nil }
+        let reason: Int
+        if packed >> 23 == 20 {
+            reason = Int(packed & 0x7F_FFFF)
+        } else if packed >> 24 == 20 {
+            reason = Int(packed & 0xFFF)
+        } else {
+            return nil
+        }
+        guard (1000..<1256).contains(reason) else { return nil }
         return reason - 1000
     }
 

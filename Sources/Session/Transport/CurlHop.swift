@@ -24,6 +24,11 @@ struct CurlHop {
     var handshakes = 0
     /// The policy's verdict on the origin's chain, once the handshake presented it.
     var evaluation: TrustEvaluation?
+    /// Whether the hop's origin is https: its responses are taken only on a connection the
+    /// manager's policy trusted (`mayReceive`).
+    var requiresTrust = false
+    /// A response arrived on a connection no evaluation of the policy had trusted, and was refused.
+    var untrustedConnection = false
     /// What failed at the proxy, if anything.
     var proxyFailure: ProxyError?
     /// A server asked for a client certificate while the transfer had none to present.
@@ -60,6 +65,15 @@ struct CurlHop {
         self.totalMilliseconds = totalMilliseconds
         start = .now()
         fetchStart = Date()
+    }
+
+    /// Whether a response may be taken on the hop's connection: over https only when the
+    /// policy's evaluation in the connection's handshake trusted the chain (`connectionTrusted`,
+    /// the mark the verification left on the connection, which a reused connection keeps).
+    /// Defence in depth: a libcurl that skipped the TLS hook, or a connection that bypassed it,
+    /// delivers nothing.
+    func mayReceive(connectionTrusted: Bool) -> Bool {
+        !requiresTrust || connectionTrusted
     }
 
     /// Seconds since the hop started.

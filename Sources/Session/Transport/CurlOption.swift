@@ -35,6 +35,9 @@ enum CurlOption {
     static let transferInfoData: Int32 = 10_057
     static let transferInfoFunction: Int32 = 20_219
     static let uploadBufferSize: Int32 = 280
+    /// `CURLOPT_PROTOCOLS` and `CURLOPT_REDIR_PROTOCOLS`: the bitmask form before 7.85.
+    static let protocols: Int32 = 181
+    static let redirectProtocols: Int32 = 182
     static let protocolsString: Int32 = 10_318
     static let redirectProtocolsString: Int32 = 10_319
     static let unixSocketPath: Int32 = 10_231
@@ -51,6 +54,8 @@ enum CurlOption {
     static let proxyPassword: Int32 = 10_176
     static let suppressConnectHeaders: Int32 = 265
     static let proxyCAInfoBlob: Int32 = 40_310
+    /// `CURLOPT_PROXY_CAPATH` (7.52.0): the CA directory for an HTTPS proxy.
+    static let proxyCAPath: Int32 = 10_247
     static let sslCertificateBlob: Int32 = 40_291
     static let sslKeyBlob: Int32 = 40_292
 }

@@ -17,6 +17,15 @@ import Glibc
 /// HEAD response, an unsolicited response), which libcurl would otherwise read as the answer to
 /// the next request on it, shifting every later response by one. Shut down, it fails libcurl's
 /// check before reuse and a new connection is made.
+///
+/// libcurl also closes some descriptors itself, without `closeSocket` (7.74's threaded
+/// resolver closes the socket pair it had watched), and the next socket, in this transport or
+/// another, may take the number. A source left on a closed number never fires again, and
+/// libdispatch joins any later source on that number (process-wide) to its dead registration:
+/// on bullseye's libcurl 7.74 a third of HTTPS requests stalled until the idle timeout. So
+/// the sources watch a duplicate of each socket, which only this object closes, and a watch
+/// whose number no longer names its file (`FileIdentity`) is dropped, when it fires or when
+/// libcurl watches the number again.
 final class CurlSockets: @unchecked Sendable {
     // @unchecked: `watches` is a `Locked`; `queue` is immutable.
 
@@ -31,6 +40,32 @@ final class CurlSockets: @unchecked Sendable {
         /// Called on the transport's queue.
         var mayBeInUse: (() -> Bool)?
         let cancellations = DispatchGroup()
+        /// The open file the socket's number named when the watch was made.
+        let file: FileIdentity?
+        /// What the sources watch: a duplicate of the socket (the socket itself should `dup`
+        /// fail), closed by this object once they are cancelled.
+        let descriptor: Int32
+
+        /// Cancels the sources; `descriptor`, when it is a duplicate, is closed after them.
+        func retire(socket: Int32, queue: DispatchQueue) {
+            read?.cancel()
+            write?.cancel()
+            let descriptor = descriptor
+            if descriptor != socket { cancellations.notify(queue: queue) { _ = Glibc.close(descriptor) } }
+        }
+    }
+
+    /// The device and inode of an open descriptor.
+    struct FileIdentity: Equatable {
+        var device: UInt
+        var inode: UInt
+
+        init?(_ descriptor: Int32) {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { return nil }
+            device = UInt(status.st_dev)
+            inode = UInt(status.st_ino)
+        }
     }
 
     private let queue: DispatchQueue
@@ -42,24 +77,40 @@ final class CurlSockets: @unchecked Sendable {
 
     /// Watches `socket` for reading and/or writing; `handler` gets libcurl's event bits.
     func watch(_ socket: Int32, read: Bool, write: Bool, handler: @escaping @Sendable (Int32) -> Void) {
-        watches.withLock { watches in
-            var watch = watches[socket] ?? Watch()
+        let file = FileIdentity(socket)
+        let stale: Watch? = watches.withLock { watches in
+            var stale: Watch?
+            var watch: Watch
+            if let existing = watches[socket], existing.file == file {
+                watch = existing
+            } else {
+                stale = watches[socket]
+                let duplicate = dup(socket)
+                watch = Watch(file: file, descriptor: duplicate >= 0 ? duplicate : socket)
+            }
             watch.isIdle = false
             watch.mayBeInUse = nil
+            let descriptor = watch.descriptor
             watch.read = source(watch.read, wanted: read, cancellations: watch.cancellations) {
-                let source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
+                let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
                 source.setEventHandler { [weak self] in
-                    if self?.retireIfIdle(socket) != true { handler(CurlSocket.selectIn) }
+                    guard let self, !dropIfClosed(socket, descriptor: descriptor), !retireIfIdle(socket) else { return }
+                    handler(CurlSocket.selectIn)
                 }
                 return source
             }
             watch.write = source(watch.write, wanted: write, cancellations: watch.cancellations) {
-                let source = DispatchSource.makeWriteSource(fileDescriptor: socket, queue: queue)
-                source.setEventHandler { handler(CurlSocket.selectOut) }
+                let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
+                source.setEventHandler { [weak self] in
+                    guard let self, !dropIfClosed(socket, descriptor: descriptor) else { return }
+                    handler(CurlSocket.selectOut)
+                }
                 return source
             }
             watches[socket] = watch
+            return stale
         }
+        stale?.retire(socket: socket, queue: queue)
     }
 
     /// `existing`, a new source from `make` when one is wanted, or `nil` after cancelling.
@@ -89,31 +140,43 @@ final class CurlSockets: @unchecked Sendable {
         }
     }
 
+    /// Drops the watch on `descriptor` when libcurl closed `socket` itself (its number names
+    /// another file now, or none): whether it did. One `fstat` an event.
+    private func dropIfClosed(_ socket: Int32, descriptor: Int32) -> Bool {
+        let stale: Watch? = watches.withLock { watches in
+            guard let watch = watches[socket], watch.descriptor == descriptor else { return nil }
+            guard FileIdentity(socket) != watch.file else { return nil }
+            watches[socket] = nil
+            return watch
+        }
+        guard let stale else { return false }
+        stale.retire(socket: socket, queue: queue)
+        return true
+    }
+
     /// Cancels the read source of `socket` if libcurl does not watch it, and shuts the
     /// connection down if it sits unused in the pool (a transfer's bytes are its own); whether
     /// libcurl did not watch it.
     private func retireIfIdle(_ socket: Int32) -> Bool {
         watches.withLock { watches in
-            guard watches[socket]?.isIdle == true else { return false }
+            guard let watch = watches[socket], watch.isIdle else { return false }
             watches[socket]?.read?.cancel()
             watches[socket]?.read = nil
-            if watches[socket]?.mayBeInUse?() != true { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+            if watch.mayBeInUse?() != true { _ = shutdown(watch.descriptor, Int32(SHUT_RDWR)) }
             return true
         }
     }
 
     /// Closes `socket` once its sources are cancelled.
     func close(_ socket: Int32) {
-        let watch: Watch? = watches.withLock { watches in
-            let watch = watches.removeValue(forKey: socket)
-            watch?.read?.cancel()
-            watch?.write?.cancel()
-            return watch
-        }
-        guard let watch else {
+        let watch: Watch? = watches.withLock { $0.removeValue(forKey: socket) }
+        guard let watch, watch.file == FileIdentity(socket) else {
+            // Never watched, or the watch was of a file libcurl closed itself.
+            watch?.retire(socket: socket, queue: queue)
             _ = Glibc.close(socket)
             return
         }
+        watch.retire(socket: socket, queue: queue)
         watch.cancellations.notify(queue: queue) { _ = Glibc.close(socket) }
     }
 

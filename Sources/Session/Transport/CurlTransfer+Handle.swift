@@ -39,28 +39,35 @@ extension CurlTransfer {
         }
         // A body with trailers goes over HTTP/1.1, the one framing libcurl sends them in.
         let trailing = if case .stream(let stream, _) = body, (stream as? any TrailingBodyStream)?.hasTrailers == true { true } else { false }
+        hop.requiresTrust = url.scheme?.lowercased() == "https"
         var sink = HandleSink(easy: easy)
         hop.uploadLength = EasyHandleOptions.apply(EasyHandleOptions.Input(
             url: url, socketPath: socketPath, proxy: hop.proxy, clientIdentity: clientIdentity,
             httpVersion: trailing ? .http1_1 : transport.connection.httpVersion,
             receiveBufferSize: receiveBufferSize, connectMilliseconds: milliseconds.connect, totalMilliseconds: milliseconds.total,
             method: request.httpMethod, headers: transport.settings.headers(of: request, excluding: EasyHandleOptions.framingFields),
-            body: bodyKind), to: &sink)
+            body: bodyKind, protocolNames: CurlTransport.takesProtocolNames), to: &sink)
         headerList = sink.headerList
-        _ = afn_easy_setopt_pointer(easy, CurlOption.httpHeader, sink.headerList)
-        setCallbacks(easy)
-        if case .stream = body { watchResponseEnd(easy) }
+        sink.check(CurlOption.httpHeader, afn_easy_setopt_pointer(easy, CurlOption.httpHeader, sink.headerList))
+        setCallbacks(easy, into: &sink)
+        if case .stream = body { watchResponseEnd(easy, into: &sink) }
         if trailing {
             hop.sendsTrailers = true
-            _ = afn_easy_setopt_pointer(easy, CurlOption.trailerFunction, unsafeBitCast(Self.trailerCallback, to: UnsafeRawPointer.self))
-            _ = afn_easy_setopt_pointer(easy, CurlOption.trailerData, Unmanaged.passUnretained(self).toOpaque())
+            sink.check(CurlOption.trailerFunction,
+                       afn_easy_setopt_pointer(easy, CurlOption.trailerFunction, unsafeBitCast(Self.trailerCallback, to: UnsafeRawPointer.self)))
+            sink.check(CurlOption.trailerData, afn_easy_setopt_pointer(easy, CurlOption.trailerData, Unmanaged.passUnretained(self).toOpaque()))
+        }
+        if let refusal = sink.refusal {
+            // Nothing was sent: the handle goes back unused (closed when it held trailer state).
+            releaseHandle()
+            return perform(machine.failed(refusal))
         }
         startIdleTimer()
         transport.startNextHop(self, easy: easy)
     }
 
-    private func setCallbacks(_ easy: UnsafeMutableRawPointer) {
-        _ = afn_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
+    private func setCallbacks(_ easy: UnsafeMutableRawPointer, into sink: inout HandleSink) {
+        sink.check(CurlOption.errorBuffer, afn_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer))
         for (option, function) in [(CurlOption.writeFunction, unsafeBitCast(Self.writeCallback, to: UnsafeRawPointer.self)),
                                    (CurlOption.headerFunction, unsafeBitCast(Self.headerCallback, to: UnsafeRawPointer.self)),
                                    (CurlOption.readFunction, unsafeBitCast(Self.readCallback, to: UnsafeRawPointer.self)),
@@ -68,14 +75,14 @@ extension CurlTransfer {
                                    (CurlOption.transferInfoFunction, unsafeBitCast(Self.progressCallback, to: UnsafeRawPointer.self)),
                                    (CurlOption.sslContextFunction, unsafeBitCast(Self.sslContextCallback, to: UnsafeRawPointer.self)),
                                    (CurlOption.closeSocketFunction, unsafeBitCast(CurlSockets.closeSocketCallback, to: UnsafeRawPointer.self))] {
-            _ = afn_easy_setopt_pointer(easy, option, function)
+            sink.check(option, afn_easy_setopt_pointer(easy, option, function))
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
         for option in [CurlOption.writeData, CurlOption.headerData, CurlOption.readData, CurlOption.seekData, CurlOption.transferInfoData,
                        CurlOption.sslContextData] {
-            _ = afn_easy_setopt_pointer(easy, option, context)
+            sink.check(option, afn_easy_setopt_pointer(easy, option, context))
         }
-        _ = afn_easy_setopt_pointer(easy, CurlOption.closeSocketData, transport.socketsContext)
+        sink.check(CurlOption.closeSocketData, afn_easy_setopt_pointer(easy, CurlOption.closeSocketData, transport.socketsContext))
     }
 
     /// Gives the hop's handle back to the transport (removed from the multi handle already).
@@ -92,23 +99,32 @@ extension CurlTransfer {
     }
 }
 
-/// Sets each option on the easy handle as `EasyHandleOptions` builds it, and collects the
-/// header lines into libcurl's list.
-private struct HandleSink: CurlOptionSink {
+/// Sets each option on the easy handle as `EasyHandleOptions` builds it, keeping the first
+/// refusal that matters (`CurlOptionRefusal`), and collects the header lines into libcurl's list.
+struct HandleSink: CurlOptionSink {
     let easy: UnsafeMutableRawPointer
     var headerList: UnsafeMutableRawPointer?
+    /// The error the hop fails with: the first option libcurl refused.
+    var refusal: TransportError?
 
     init(easy: UnsafeMutableRawPointer) {
         self.easy = easy
     }
 
     mutating func set(_ value: CurlOptionValue) {
-        switch value {
-        case .long(let option, let value): _ = afn_easy_setopt_long(easy, option, value)
-        case .offset(let option, let value): _ = afn_easy_setopt_off(easy, option, value)
-        case .string(let option, let value): _ = value.withCString { afn_easy_setopt_pointer(easy, option, $0) }
-        case .blob(let option, let value): _ = value.withUnsafeBytes { afn_easy_setopt_blob(easy, option, $0.baseAddress, $0.count) }
+        let code = switch value {
+        case .long(let option, let value): afn_easy_setopt_long(easy, option, value)
+        case .offset(let option, let value): afn_easy_setopt_off(easy, option, value)
+        case .string(let option, let value): value.withCString { afn_easy_setopt_pointer(easy, option, $0) }
+        case .blob(let option, let value): value.withUnsafeBytes { afn_easy_setopt_blob(easy, option, $0.baseAddress, $0.count) }
+        case .null(let option): afn_easy_setopt_pointer(easy, option, nil)
         }
+        if code != CurlCode.ok, refusal == nil { refusal = CurlOptionRefusal.error(setting: value, code: code, libcurl: CurlTransport.libcurlVersion) }
+    }
+
+    /// Notes libcurl's answer `code` to setting the pointer or callback `option`.
+    mutating func check(_ option: Int32, _ code: Int32) {
+        if code != CurlCode.ok, refusal == nil { refusal = CurlOptionRefusal.error(setting: option, code: code, libcurl: CurlTransport.libcurlVersion) }
     }
 
     mutating func appendHeader(_ line: String) {

@@ -1,4 +1,5 @@
 import LibcurlBridge
+import OpenSSLBridge
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -67,6 +68,10 @@ extension CurlTransfer {
     func headerBlockEnded() -> Bool {
         let lines = hop.headerLines
         hop.headerLines = []
+        if hop.requiresTrust, let easy, !hop.mayReceive(connectionTrusted: afn_ssl_is_trusted(afn_easy_tls_ssl(easy)) == 1) {
+            hop.untrustedConnection = true
+            return false
+        }
         if let fault = ResponseFraming.fault(in: lines) {
             hop.framingFault = fault
             return false

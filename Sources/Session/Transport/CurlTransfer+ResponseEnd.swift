@@ -18,10 +18,10 @@ import FoundationNetworking
 extension CurlTransfer {
     /// Has libcurl show the hop's raw received bytes to `debugCallback`: for a hop sending a
     /// body stream, the one kind libcurl may pause.
-    func watchResponseEnd(_ easy: UnsafeMutableRawPointer) {
-        _ = afn_easy_setopt_pointer(easy, CurlOption.debugFunction, unsafeBitCast(Self.debugCallback, to: UnsafeRawPointer.self))
-        _ = afn_easy_setopt_pointer(easy, CurlOption.debugData, Unmanaged.passUnretained(self).toOpaque())
-        _ = afn_easy_setopt_long(easy, CurlOption.verbose, 1)
+    func watchResponseEnd(_ easy: UnsafeMutableRawPointer, into sink: inout HandleSink) {
+        sink.check(CurlOption.debugFunction, afn_easy_setopt_pointer(easy, CurlOption.debugFunction, unsafeBitCast(Self.debugCallback, to: UnsafeRawPointer.self)))
+        sink.check(CurlOption.debugData, afn_easy_setopt_pointer(easy, CurlOption.debugData, Unmanaged.passUnretained(self).toOpaque()))
+        sink.check(CurlOption.verbose, afn_easy_setopt_long(easy, CurlOption.verbose, 1))
     }
 
     /// The final response's head arrived: its end is followed when the hop watches for it.

@@ -46,6 +46,8 @@ extension CurlTransfer {
             afn_store_ctx_reject(storeContext)
             return 0
         }
+        // The mark a response on this connection, now or on reuse, is taken by (`CurlHop.mayReceive`).
+        _ = afn_store_ctx_mark_trusted(storeContext)
         return 1
     }
 

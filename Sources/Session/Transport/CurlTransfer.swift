@@ -276,6 +276,7 @@ final class CurlTransfer: @unchecked Sendable {
         var mapping = TransferErrorMapping(
             url: request.url, curlCode: curlCode, message: message.isEmpty ? String(cString: afn_easy_strerror(curlCode)) : message)
         mapping.evaluation = hop.evaluation
+        mapping.untrustedConnection = hop.untrustedConnection
         mapping.pins = transport.policy.pinningMode != .none
         mapping.proxyFailure = hop.proxyFailure
         mapping.framingFault = hop.framingFault

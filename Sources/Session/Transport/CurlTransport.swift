@@ -65,22 +65,16 @@ package final class CurlTransport: @unchecked Sendable {
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private static let idleHandleLimit = 32
 
-    /// Loads libcurl and the OpenSSL it uses once; the reason they cannot be used, or `nil`.
-    private static let unavailableReason: String? = {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard afn_curl_load(&buffer, buffer.count) == 0 else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }()
-
     /// A transport for `policy` and the session `configuration`, storing the cookies of
     /// responses in `cookieJar`, its hops answered by `stub` instead of libcurl when given; throws
-    /// `TransportError.libcurlUnavailable` when libcurl or OpenSSL cannot be loaded.
+    /// the `TransportError` that says why when libcurl cannot be used (`unavailable`), or refuses
+    /// a setting of the multi handle.
     package init(
         policy: SecurityPolicy, configuration: URLSessionConfiguration,
         receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, connection: ConnectionSettings = ConnectionSettings(),
         cookieJar: (any ResponseCookieStore)? = nil, stub: TransportStub? = nil
     ) throws {
-        if let reason = Self.unavailableReason { throw TransportError.libcurlUnavailable(reason: reason) }
+        if let error = Self.unavailableError { throw error }
         guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
         self.policy = policy
         settings = CurlSessionSettings(configuration, cookieJar: cookieJar)
@@ -92,18 +86,23 @@ package final class CurlTransport: @unchecked Sendable {
         self.multi = multi
         sockets = CurlSockets(queue: queue)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketData, context)
-        _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, unsafeBitCast(Self.socketCallback, to: UnsafeRawPointer.self))
-        _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerData, context)
-        _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, unsafeBitCast(Self.timerCallback, to: UnsafeRawPointer.self))
-        _ = afn_multi_setopt_long(multi, CurlMultiOption.maxHostConnections, settings.maximumConnectionsPerHost)
+        var refused: (option: String, code: Int32)?
+        let check = { (name: String, code: Int32) in if code != CurlCode.ok, refused == nil { refused = (name, code) } }
+        check("CURLMOPT_SOCKETDATA", afn_multi_setopt_pointer(multi, CurlMultiOption.socketData, context))
+        check("CURLMOPT_SOCKETFUNCTION",
+              afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, unsafeBitCast(Self.socketCallback, to: UnsafeRawPointer.self)))
+        check("CURLMOPT_TIMERDATA", afn_multi_setopt_pointer(multi, CurlMultiOption.timerData, context))
+        check("CURLMOPT_TIMERFUNCTION",
+              afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, unsafeBitCast(Self.timerCallback, to: UnsafeRawPointer.self)))
+        check("CURLMOPT_MAX_HOST_CONNECTIONS", afn_multi_setopt_long(multi, CurlMultiOption.maxHostConnections, settings.maximumConnectionsPerHost))
         // libcurl 7.88 fails a stream added to a busy HTTP/2 prior-knowledge connection with
         // CURLE_HTTP2 (see `CurlTransfer.makeHandle`): no multiplexing with prior knowledge.
-        if connection.httpVersion == .http2PriorKnowledge { _ = afn_multi_setopt_long(multi, CurlMultiOption.pipelining, 0) }
+        if connection.httpVersion == .http2PriorKnowledge { check("CURLMOPT_PIPELINING", afn_multi_setopt_long(multi, CurlMultiOption.pipelining, 0)) }
+        if let refused {
+            // The deinit releases the multi handle, as for any transport.
+            throw TransportError.optionRefused(option: refused.option, requires: "libcurl 7.30.0 or later", libcurl: Self.libcurlVersion, code: refused.code)
+        }
     }
-
-    /// Why libcurl cannot be used, or `nil` when it can.
-    package static var unavailable: TransportError? { unavailableReason.map { .libcurlUnavailable(reason: $0) } }
 
     deinit {
         timer?.cancel()

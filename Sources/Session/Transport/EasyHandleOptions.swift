@@ -7,6 +7,8 @@ enum CurlOptionValue: Equatable {
     case offset(Int32, Int64)
     case string(Int32, String)
     case blob(Int32, Data)
+    /// A string or pointer option set to NULL (no value, not libcurl's built-in one).
+    case null(Int32)
 }
 
 /// Where `EasyHandleOptions` puts what it builds: the easy handle itself in the transport
@@ -54,6 +56,9 @@ enum EasyHandleOptions {
         /// The request's headers, sorted, without the framing fields libcurl writes.
         var headers: [(name: String, value: String)]
         var body: Body
+        /// Whether libcurl takes the protocols by name (`CURLOPT_PROTOCOLS_STR`, 7.85.0);
+        /// earlier ones take a bitmask (`CURLOPT_PROTOCOLS`).
+        var protocolNames = true
     }
 
     /// The request's fields libcurl writes itself from the body it sends (lower-case).
@@ -68,7 +73,12 @@ enum EasyHandleOptions {
         sink.set(.string(CurlOption.proxy, input.proxy?.curlURL ?? ""))
         if let proxy = input.proxy {
             sink.set(.long(CurlOption.suppressConnectHeaders, 1))
-            if proxy.kind == .https, !proxy.anchorCertificates.isEmpty { sink.set(.blob(CurlOption.proxyCAInfoBlob, proxy.anchorsPEM)) }
+            if proxy.kind == .https, !proxy.anchorCertificates.isEmpty {
+                // The anchors replace the system's trust: the blob replaces libcurl's CA file,
+                // and its built-in CA directory goes too.
+                sink.set(.blob(CurlOption.proxyCAInfoBlob, proxy.anchorsPEM))
+                sink.set(.null(CurlOption.proxyCAPath))
+            }
             if let username = proxy.username { sink.set(.string(CurlOption.proxyUsername, username)) }
             if let password = proxy.password { sink.set(.string(CurlOption.proxyPassword, password)) }
         }
@@ -77,8 +87,13 @@ enum EasyHandleOptions {
             sink.set(.blob(CurlOption.sslCertificateBlob, identity.certificateChainPEM))
             sink.set(.blob(CurlOption.sslKeyBlob, identity.privateKeyPEM))
         }
-        sink.set(.string(CurlOption.protocolsString, "http,https"))
-        sink.set(.string(CurlOption.redirectProtocolsString, "http,https"))
+        if input.protocolNames {
+            sink.set(.string(CurlOption.protocolsString, "http,https"))
+            sink.set(.string(CurlOption.redirectProtocolsString, "http,https"))
+        } else {
+            sink.set(.long(CurlOption.protocols, 3)) // CURLPROTO_HTTP | CURLPROTO_HTTPS
+            sink.set(.long(CurlOption.redirectProtocols, 3))
+        }
         sink.set(.string(CurlOption.acceptEncoding, ""))
         sink.set(.long(CurlOption.noSignal, 1))
         sink.set(.long(CurlOption.httpVersion, input.httpVersion.curlValue))

@@ -15,6 +15,8 @@ struct TransferErrorMapping {
     /// libcurl's message for the failure (its error buffer, or `curl_easy_strerror`).
     var message: String
     var evaluation: TrustEvaluation?
+    /// A response arrived on an https connection that no evaluation of the policy trusted.
+    var untrustedConnection = false
     /// Whether the policy pins (a rejected chain is then `.serverCertificateUntrusted`'s pinning code).
     var pins = false
     var proxyFailure: ProxyError?
@@ -36,6 +38,11 @@ struct TransferErrorMapping {
             userInfo[TrustEvaluation.errorUserInfoKey] = evaluation
             userInfo[NSUnderlyingErrorKey] = failure
             return URLError(failure.urlErrorCode(pinning: pins), userInfo: userInfo)
+        }
+        if untrustedConnection {
+            userInfo[NSLocalizedDescriptionKey] =
+                "No evaluation of the security policy trusted the connection to \(url?.host ?? "the server"): its response was refused"
+            return URLError(.serverCertificateUntrusted, userInfo: userInfo)
         }
         if let proxyFailure {
             userInfo[NSLocalizedDescriptionKey] = proxyFailure.errorDescription

@@ -1,4 +1,5 @@
 import AFLocking
+import AFSecurity
 import AFSerialization
 import AFSession
 import Foundation
@@ -127,5 +128,28 @@ final class ConnectionReuseTests: XCTestCase {
         var head = URLRequest(url: try FaultServer.url("/head-with-body/0"))
         head.httpMethod = "HEAD"
         try assertNextResponseIsItsOwn(after: head)
+    }
+
+    func testAPooledHTTPSConnectionIsReusedUnderThePolicyThatTrustedIt() throws {
+        // The policy's evaluation runs in a connection's handshake only; a transfer on the
+        // pooled connection takes its response by the mark that evaluation left on it.
+        let server = try TLSServer.named("localhost")
+        let manager = manager()
+        try manager.setSecurityPolicy(SecurityPolicy(pinningMode: .none, anchorCertificates: [Fixtures.certificate("root-ca")]))
+        let reused = Locked<[Bool]>([])
+        var overrides = SessionDelegateOverrides()
+        overrides.taskDidFinishCollectingMetrics = { _, _, metrics in
+            reused.withLock { $0 += metrics.transactionMetrics.map(\.isReusedConnection) }
+        }
+        manager.overrides = overrides
+        for attempt in 1...3 {
+            let result = send(URLRequest(url: server.url("/get")), with: manager)
+            XCTAssertNil(result.error, "request \(attempt): \(String(describing: result.error))")
+        }
+        // Every response was taken; a later one on the pooled connection (the server may still
+        // close an idle connection between two requests).
+        let connections = reused.withLock { $0 }
+        XCTAssertEqual(connections.count, 3)
+        XCTAssertTrue(connections.dropFirst().contains(true), "\(connections)")
     }
 }

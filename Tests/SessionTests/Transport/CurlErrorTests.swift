@@ -34,6 +34,16 @@ final class CurlErrorTests: XCTestCase {
         XCTAssertNil(CurlError(code: 56, message: "Recv failure: Connection reset by peer").receivedTLSAlert)
     }
 
+    func testTheAlertIsReadFromOpenSSL111sCodeToo() {
+        // Bullseye's libcurl 7.74 on OpenSSL 1.1.1w: library 20 from bit 24, function 0x094.
+        let unknownCA = "OpenSSL SSL_read: error:14094418:SSL routines:ssl3_read_bytes:tlsv1 alert unknown ca, errno 0"
+        XCTAssertEqual(CurlError(code: 56, message: unknownCA).receivedTLSAlert, 48)
+        let required = "OpenSSL SSL_read: error:1409445C:SSL routines:ssl3_read_bytes:tlsv13 alert certificate required, errno 0"
+        XCTAssertEqual(CurlError(code: 56, message: required).receivedTLSAlert, 116)
+        // A local failure of 1.1.1 (wrong version number: reason 267) is no alert.
+        XCTAssertNil(CurlError(code: 35, message: "error:1408F10B:SSL routines:ssl3_get_record:wrong version number").receivedTLSAlert)
+    }
+
     func testTLSFailuresMapToTheClientCertificateCodes() {
         let required = CurlError(code: 56, message: "error:0A00045C:SSL routines::tlsv13 alert certificate required")
         XCTAssertEqual(required.urlErrorCode(presentedIdentity: false, certificateRequested: true), .clientCertificateRequired)

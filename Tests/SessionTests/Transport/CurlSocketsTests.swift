@@ -1,6 +1,7 @@
 import AFLocking
 import AFSerialization
 import AFSession
+@testable import AFTransport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -28,6 +29,52 @@ final class CurlSocketsTests: XCTestCase {
         let busy = Self.processorSeconds() - before
         XCTAssertLessThan(busy, 0.15, "processor seconds while the closed connection sat in the pool for 0.6 s")
         XCTAssertEqual(try get(url, with: manager), Data("ok".utf8))
+    }
+
+    /// libcurl 7.74 closes its resolver's socket pair itself, and the connection's socket may
+    /// take the same number: the watch of that number must follow the new file (a source of
+    /// the closed one never fires again, and neither does one made beside it while libdispatch
+    /// drops the old registration).
+    func testAWatchFollowsANewFileUnderANumberClosedBehindItsBack() throws {
+        let sockets = CurlSockets(queue: DispatchQueue(label: "sockets"))
+        var first: [Int32] = [0, 0], second: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &first), 0)
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &second), 0)
+        let number = first[0]
+        sockets.watch(number, read: true, write: false) { _ in }
+        // Closed without `close(_:)`, and the number given to another socket.
+        XCTAssertEqual(dup2(second[0], number), number)
+        _ = Glibc.close(second[0])
+        let readable = expectation(description: "the new socket's bytes are seen")
+        readable.assertForOverFulfill = false
+        sockets.watch(number, read: true, write: false) { _ in readable.fulfill() }
+        XCTAssertEqual(write(second[1], "x", 1), 1)
+        wait(for: [readable], timeout: 5)
+        sockets.close(number)
+        _ = Glibc.close(first[1])
+        _ = Glibc.close(second[1])
+    }
+
+    /// The same across transports: libdispatch's registrations are the process's, and one left
+    /// on a number libcurl closed used to swallow every later source on that number.
+    func testAnotherTransportsWatchOfANumberClosedBehindAWatchSeesItsBytes() throws {
+        let first = CurlSockets(queue: DispatchQueue(label: "first"))
+        let second = CurlSockets(queue: DispatchQueue(label: "second"))
+        var old: [Int32] = [0, 0], new: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &old), 0)
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &new), 0)
+        let number = old[0]
+        first.watch(number, read: true, write: false) { _ in }
+        XCTAssertEqual(dup2(new[0], number), number)
+        _ = Glibc.close(new[0])
+        let readable = expectation(description: "the new socket's bytes are seen")
+        readable.assertForOverFulfill = false
+        second.watch(number, read: true, write: false) { _ in readable.fulfill() }
+        XCTAssertEqual(write(new[1], "x", 1), 1)
+        wait(for: [readable], timeout: 5)
+        second.close(number)
+        _ = Glibc.close(old[1])
+        _ = Glibc.close(new[1])
     }
 
     private func get(_ url: URL, with manager: URLSessionManager) throws -> Data? {

@@ -1,5 +1,7 @@
+import AFSecurity
 @testable import AFTransport
 import Foundation
+import TestSupport
 import XCTest
 
 /// The options of a hop's easy handle, built without libcurl: the values libcurl is given, the
@@ -101,6 +103,29 @@ final class EasyHandleOptionsTests: XCTestCase {
         XCTAssertEqual(string(CurlOption.proxyUsername, in: built), "u")
         XCTAssertEqual(string(CurlOption.proxyPassword, in: built), "p")
         XCTAssertEqual(long(CurlOption.suppressConnectHeaders, in: built), 1)
+    }
+
+    func testAnHTTPSProxysAnchorsReplaceTheSystemsTrustDirectoryToo() throws {
+        let anchor = try Fixtures.certificate("root-ca")
+        let built = options(proxy: Proxy(.https, host: "localhost", port: 8443, anchorCertificates: [anchor]))
+        let pem = Proxy(.https, host: "localhost", port: 8443, anchorCertificates: [anchor]).anchorsPEM
+        XCTAssertTrue(built.values.contains(.blob(CurlOption.proxyCAInfoBlob, pem)))
+        XCTAssertTrue(built.values.contains(.null(CurlOption.proxyCAPath)))
+        // Without anchors of its own the proxy is checked against the system's trust, untouched.
+        let system = options(proxy: Proxy(.https, host: "localhost", port: 8443))
+        XCTAssertFalse(system.values.contains { $0.option == CurlOption.proxyCAPath || $0.option == CurlOption.proxyCAInfoBlob })
+    }
+
+    func testOlderLibcurlsGetTheProtocolsAsABitmask() {
+        var recorded = Recorded()
+        var input = EasyHandleOptions.Input(
+            url: URL(string: "https://127.0.0.1/")!, socketPath: nil, proxy: nil, clientIdentity: nil, receiveBufferSize: 65536,
+            connectMilliseconds: 0, totalMilliseconds: 0, method: nil, headers: [], body: .none)
+        input.protocolNames = false
+        _ = EasyHandleOptions.apply(input, to: &recorded)
+        XCTAssertEqual(long(CurlOption.protocols, in: recorded), 3)
+        XCTAssertEqual(long(CurlOption.redirectProtocols, in: recorded), 3)
+        XCTAssertNil(string(CurlOption.protocolsString, in: recorded))
     }
 
     func testThePolicyReplacesLibcurlsVerificationAndEveryConnectionIsVerified() {

@@ -53,6 +53,16 @@ final class TransferErrorMappingTests: XCTestCase {
         }
     }
 
+    func testAResponseOnAConnectionThePolicyNeverTrustedIsUntrusted() {
+        var failed = mapping(CurlCode.writeError)
+        failed.untrustedConnection = true
+        failed.proxyFailure = .unreachable(proxy: "proxy:3128")
+        XCTAssertEqual(failed.error.code, .serverCertificateUntrusted)
+        XCTAssertEqual(failed.error.localizedDescription,
+                       "No evaluation of the security policy trusted the connection to api.example.com: its response was refused")
+        XCTAssertEqual(failed.error.userInfo[NSURLErrorFailingURLErrorKey] as? URL, url)
+    }
+
     func testAProxysFailureIsNamed() {
         var failed = mapping(7)
         failed.proxyFailure = .tunnelRefused(proxy: "proxy:3128", status: 403)
