@@ -24,8 +24,8 @@
 # stays exact). On a variant whose transport refuses, the pinned probe must be refused with the
 # reason written down, and the TLS test servers must receive no request at all.
 #
-# Usage: bash scripts/libcurl-matrix.sh [VARIANT...]   (default: all; the test binary is
-# built with `swift build --build-tests` if missing). Run by .ci/run.
+# Usage: bash scripts/libcurl-matrix.sh [VARIANT...]   (default: all; builds the tests first
+# with `swift build --build-tests`, which `swift test` reuses). Run by .ci/run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -187,9 +187,7 @@ run_variant() {
 
 tests="$root/.build/debug/AFNetworkingPackageTests.xctest"
 afn="$root/.build/debug/afn"
-if [ ! -x "$tests" ] || [ ! -x "$afn" ]; then
-    swift build --build-tests
-fi
+swift build --build-tests
 started=$SECONDS
 # The trust store of the trusted probes: the fixture root, as a bundle and by its hash.
 rm -rf "$matrix/trusted-certs"
