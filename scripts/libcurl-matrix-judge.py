@@ -157,7 +157,7 @@ for module in modules:
 for test, messages in sorted(failed.items()):
     if test in named_failures:
         continue
-    if judged == "refused" and messages and all(refusal.search(message) for message in messages):
+    if judged == "refused" and any(refusal.search(message) for message in messages):
         continue
     differ(f"{test} failed: {' | '.join(messages)[:400] or '(no message)'}")
 if judged != "refused":
@@ -166,10 +166,13 @@ if judged != "refused":
             differ(f"{test} passed, but is written down as failing here ({reason}): update the expectations")
 
 # A refusing transport sends nothing: no test request may reach a TLS test server, whose
-# certificates only the tests' policies accept.
+# certificates only the tests' policies accept (the trusted-default probe's, sent by URLSession's
+# own protocol to a certificate the system trusts there, is the one that may).
 if judged == "refused":
     for name in marks:
         for line in requests_since_mark(name):
+            if "probe=trusted-default " in line:
+                continue
             differ(f"the {name} TLS server received a request although the transport refuses: {line[:200]}")
 
 print(f"libcurl-matrix: {variant}: {executed} tests run, {len(failed)} failed "
