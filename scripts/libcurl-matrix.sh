@@ -181,6 +181,19 @@ run_variant() {
     [ "$(cat "$run/probe-pinned.status")" = 0 ] || transport=urlSession
     for module in $modules; do
         classes="$("$tests" --list-tests | grep "^$module\." | cut -d/ -f1 | sort -u | paste -sd, -)"
+        # Where the transport refuses, the transport's and the session's tests have no libcurl
+        # transport to run on: their managers fall back to URLSession's own protocol, which
+        # scripts/test.sh tests on the system's libcurl (AFN_TEST_TRANSPORT=urlSession), and
+        # whose faults are not this transport's (FoundationNetworking traps on a reset inside a
+        # head). What holds there is the refusal, the probes above (pinned managers send
+        # nothing, default ones fall back) and the facts of the libcurl loaded, which these
+        # classes assert.
+        if [ "$transport" = urlSession ]; then
+            case "$module" in
+                TransportTests) classes="TransportTests.CurlTransportLoadingTests,TransportTests.LibcurlCompatibilityTests" ;;
+                SessionTests) continue ;;
+            esac
+        fi
         local started=$SECONDS
         status=0
         LD_LIBRARY_PATH="$library_path" AFN_TEST_TRANSPORT="$transport" timeout --kill-after=10 "$module_timeout" "$tests" "$classes" \

@@ -84,6 +84,8 @@ enum CurlCode {
     /// CURLE_WRITE_ERROR: a write callback refused the bytes (the transfer stopped a response).
     static let writeError: Int32 = 23
     static let outOfMemory: Int32 = 27
+    /// CURLE_TOO_LARGE (libcurl 8): a header line over libcurl's limit, as `outOfMemory` in 7.x.
+    static let tooLarge: Int32 = 100
     static let operationTimedOut: Int32 = 28
     static let sslConnectError: Int32 = 35
 }

@@ -24,6 +24,9 @@ public enum ResponseFramingError: Error, Sendable, Hashable, CustomStringConvert
     case locationTooLong(bytes: Int)
     /// A header line longer than libcurl takes (100 KiB).
     case headerLineTooLong
+    /// A header line with no colon (not a folded continuation): refused as libcurl 7.88 and
+    /// later refuse it, also where the libcurl loaded (7.74) lets it through.
+    case fieldWithoutColon(String)
     /// A trailer section (the fields after a body) over `ResponseFraming.largestTrailerSection`
     /// bytes.
     case trailerSectionTooLarge
@@ -40,6 +43,7 @@ public enum ResponseFramingError: Error, Sendable, Hashable, CustomStringConvert
         case .multipleLocations: "more than one Location field"
         case .locationTooLong(let bytes): "a Location of \(bytes) bytes (the limit is \(ResponseFraming.longestLocation))"
         case .headerLineTooLong: "a header line longer than 100 KiB"
+        case .fieldWithoutColon(let line): "a header line without a colon (\(line.prefix(64)))"
         case .trailerSectionTooLarge: "a trailer section over \(ResponseFraming.largestTrailerSection) bytes"
         }
     }
@@ -96,8 +100,13 @@ enum ResponseFraming {
                 }
                 if colon == nil, byte == UInt8(ascii: ":") { colon = index }
             }
+            guard let colon else {
+                // A line starting with a space or a tab continues the one before (obs-fold).
+                guard let first = bytes.first, first != 0x20, first != 0x09 else { return nil }
+                return .fieldWithoutColon(String(decoding: bytes, as: UTF8.self))
+            }
             // Only three names matter; most fields are passed over by their length alone.
-            guard let colon, [8, 14, 17].contains(colon) else { return nil }
+            guard [8, 14, 17].contains(colon) else { return nil }
             let name = UnsafeBufferPointer(rebasing: bytes[..<colon])
             let value = ResponseFraming.trimmed(bytes, from: colon + 1)
             if ResponseHead.equalIgnoringASCIICase(name, "content-length".utf8) {

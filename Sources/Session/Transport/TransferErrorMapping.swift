@@ -49,8 +49,9 @@ struct TransferErrorMapping {
             userInfo[NSUnderlyingErrorKey] = proxyFailure
             return URLError(proxyFailure.urlErrorCode, userInfo: userInfo)
         }
-        // libcurl refuses a header line over 100 KiB as out of memory.
-        let fault = framingFault ?? (curlCode == CurlCode.outOfMemory && !receivedResponse && receivedResponseBytes ? .headerLineTooLong : nil)
+        // libcurl refuses a header line over 100 KiB as out of memory (7.x) or as too large (8.x).
+        let headerTooLarge = [CurlCode.outOfMemory, CurlCode.tooLarge].contains(curlCode) && !receivedResponse && receivedResponseBytes
+        let fault = framingFault ?? (headerTooLarge ? .headerLineTooLong : nil)
         if let fault {
             userInfo[NSLocalizedDescriptionKey] = "The server's response cannot be read safely: \(fault)"
             userInfo[NSUnderlyingErrorKey] = fault

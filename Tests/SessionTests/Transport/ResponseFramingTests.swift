@@ -47,6 +47,11 @@ final class ResponseFramingTests: XCTestCase {
         XCTAssertEqual(fault("HTTP/1.1 200 OK", "X-Nul: a\u{0}b"), .controlCharacterInField(name: "X-Nul"))
     }
 
+    func testAFieldWithoutAColonIsRefusedOnEveryLibcurl() {
+        XCTAssertEqual(fault("HTTP/1.1 200 OK", "Content-Length: 2", "no colon here"), .fieldWithoutColon("no colon here"))
+        XCTAssertNil(fault("HTTP/1.1 200 OK", "X-Long: a", " folded"), "a folded continuation is not a field")
+    }
+
     func testLocationFaultsAreRefused() {
         XCTAssertEqual(fault("HTTP/1.1 302 Found", "Location: /a", "Location: /b"), .multipleLocations)
         let long = String(repeating: "a", count: ResponseFraming.longestLocation + 1)

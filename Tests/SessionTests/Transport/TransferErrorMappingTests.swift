@@ -85,6 +85,13 @@ final class TransferErrorMappingTests: XCTestCase {
         XCTAssertEqual(failed.error.userInfo[NSUnderlyingErrorKey] as? CurlError, CurlError(code: 27, message: "message"))
     }
 
+    func testTooLargeInsideAHeadIsAHeaderLineTooLongAsLibcurl8ReportsIt() {
+        var failed = mapping(CurlCode.tooLarge)
+        failed.receivedResponseBytes = true
+        XCTAssertEqual(failed.error.code, .badServerResponse)
+        XCTAssertEqual(failed.error.userInfo[NSUnderlyingErrorKey] as? ResponseFramingError, .headerLineTooLong)
+    }
+
     func testALibcurlTimeoutIsNamedByItsKind() {
         var failed = mapping(CurlCode.operationTimedOut)
         failed.timeout = (.connect, TransferTimeouts(connect: 2, idle: 60, total: nil))
