@@ -37,7 +37,7 @@ final class TaskDelegate: @unchecked Sendable {
     }
 
     /// Why the manager fails a task whatever URLSession reports; the first one wins.
-    private enum Failure {
+    enum Failure {
         /// A challenge was refused for want of a usable credential.
         case authenticationRequired
         /// A 307/308 redirect that would have dropped the body was not followed.
@@ -58,7 +58,7 @@ final class TaskDelegate: @unchecked Sendable {
     /// One direction's progress: the counts, and the `Progress` object once someone needs it (a
     /// progress handler, `uploadProgress(for:)`): two objects with their handlers cost 9,000
     /// instructions of a small request that nobody watched.
-    private struct ProgressCounts {
+    struct ProgressCounts {
         var completed: Int64 = 0
         var total: Int64 = 0
         var object: Progress?
@@ -73,7 +73,7 @@ final class TaskDelegate: @unchecked Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var data = Data()
         var upload = ProgressCounts()
         var download = ProgressCounts()
@@ -125,14 +125,14 @@ final class TaskDelegate: @unchecked Sendable {
     /// download's file there, with no override that wants URLSession's response, data or
     /// written-data callbacks. URLSession then reports the response and the end only.
     let receivesBodyFromTransport: Bool
-    private let handlers: Handlers
+    let handlers: Handlers
     /// Serial, so that progress reaches the handlers in order and before the completion;
     /// it targets the manager's completion queue, or its processing queue when there is none.
-    private let deliveryQueue: DispatchQueue
-    private let hasCompletionQueue: Bool
+    let deliveryQueue: DispatchQueue
+    let hasCompletionQueue: Bool
     /// The manager's `completionGroup` when the task was created, like its completion queue.
-    private let completionGroup: DispatchGroup
-    private let state: Locked<State>
+    let completionGroup: DispatchGroup
+    let state: Locked<State>
 
     init(
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
@@ -171,111 +171,6 @@ final class TaskDelegate: @unchecked Sendable {
     }
 
     // MARK: Events, on the delegate queue
-
-    func didReceive(response: URLResponse) {
-        guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), !endedAtRedirect else { return }
-        let failed: Bool = state.withLock { state in
-            if let limit = checkedSizeLimit(state), response.expectedContentLength > limit.bytes {
-                state.record(.failed(SessionError.responseLimitExceeded(
-                    limit: limit.limit, declaredLength: response.expectedContentLength, response: response)))
-                return true
-            }
-            state.response = response
-            state.responseStart = Date()
-            state.data = Data()
-            state.bytesReceived = 0
-            guard let writer = state.writer else { return false }
-            do {
-                try writer.begin(response: response)
-            } catch {
-                state.record(.failed(error))
-                return true
-            }
-            return false
-        }
-        if failed {
-            // A limit (or the file) failed the task: nothing of this response goes on.
-            task.cancel()
-            return
-        }
-        if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
-        handlers.bodyChannel?.receive(response)
-        // With a content coding the declared length counts encoded bytes while the body is
-        // counted decoded: the total is unknown rather than a fraction past 1.
-        // The header is read only for a declared length (a lookup costs thousands of instructions).
-        var expected = response.expectedContentLength
-        if expected >= 0, let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
-           !coding.isEmpty, coding != "identity" {
-            expected = -1
-        }
-        state.withLock { state in
-            let offset = state.writer?.bytesInFile ?? 0
-            // The declared length is the server's: a sum past Int64.max is an unknown total.
-            let (total, overflow) = expected.addingReportingOverflow(offset)
-            state.download.set(completed: offset, total: expected >= 0 && !overflow ? total : -1)
-        }
-    }
-
-    /// The size limit this delegate enforces itself: on URLSession's own protocol only, since
-    /// the libcurl transport stops a response over its limits before handing on a byte of it
-    /// (and reports it, `transfer(exceeded:declaredLength:response:)`).
-    private func checkedSizeLimit(_ state: State) -> (bytes: Int64, limit: ResponseLimits.Limit)? {
-        isCarriedByLibcurl ? nil : state.limits.sizeLimit(isDownload: kind == .download)
-    }
-
-    /// The libcurl transport's window for this task's body, told of every chunk processed (by
-    /// the stream's consumer, when the body streams).
-    func receiveBody(through window: CurlReceiveWindow) {
-        if let channel = handlers.bodyChannel { return channel.receive(through: window) }
-        state.withLock { $0.receiveWindow = window }
-    }
-
-    /// The body's trailer fields, for its stream's consumer (other tasks have no use for them).
-    func receiveTrailers(_ fields: [String: String]) {
-        handlers.bodyChannel?.receive(trailers: fields)
-    }
-
-    /// Whether the body streams to a consumer rather than into memory or a file.
-    var streamsBody: Bool { handlers.bodyChannel != nil }
-
-    /// Returns the bytes now received in total, counting a resumed download's partial file.
-    func didReceive(data: Data) -> Int64 {
-        data.withUnsafeBytes { didReceive(bytes: $0) }
-    }
-
-    /// The bytes are copied once: appended to the body, or written to the download's file.
-    func didReceive(bytes: UnsafeRawBufferPointer) -> Int64 {
-        var window: CurlReceiveWindow?
-        defer { window?.consumed(bytes.count) }
-        let (failed, total): (Bool, Int64) = state.withLock { state in
-            window = state.receiveWindow
-            state.bytesReceived += Int64(bytes.count)
-            if let limit = checkedSizeLimit(state), state.bytesReceived > limit.bytes {
-                let declared = state.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
-                state.record(.failed(SessionError.responseLimitExceeded(limit: limit.limit, declaredLength: declared, response: state.response)))
-                return (true, state.bytesReceived)
-            }
-            if handlers.bodyChannel != nil { return (false, state.bytesReceived) }
-            guard let writer = state.writer else {
-                state.data.append(contentsOf: bytes)
-                return (false, state.bytesReceived)
-            }
-            do {
-                return (false, try writer.write(bytes))
-            } catch {
-                state.record(.failed(SessionError.downloadFileFailed(reason: error.localizedDescription, destination: nil)))
-                return (true, writer.bytesInFile)
-            }
-        }
-        if failed {
-            task.cancel()
-            return total
-        }
-        handlers.bodyChannel?.append(Data(bytes))
-        state.withLock { $0.download.set(completed: total) }
-        deliver(handler: handlers.downloadProgress, direction: .download)
-        return total
-    }
 
     func didSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         state.withLock { $0.bytesSent = totalBytesSent }
@@ -406,216 +301,5 @@ final class TaskDelegate: @unchecked Sendable {
         guard hasBody else { return false }
         guard isCarriedByLibcurl else { return true }
         return bodyStream.map { !$0.isRewindable } ?? false
-    }
-
-    // MARK: Completion
-
-    /// What completing a task decided, for the manager's `taskDidComplete` override.
-    struct Completed {
-        /// The error the task completes with; `nil` for success.
-        let error: (any Error)?
-    }
-
-    /// The task completed with URLSession's `error`. Runs at most once (`nil` after the first);
-    /// the metrics override runs now, the handlers later on the delivery queue.
-    func complete(error urlSessionError: (any Error)?, manager: URLSessionManager) -> Completed? {
-        // A body closed to cancel the task made URLSession fail its read first: a cancellation.
-        let urlSessionError = urlSessionError != nil && bodyStream?.wasCancelled == true
-            ? URLError(.cancelled, userInfo: task.originalRequest?.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]) : urlSessionError
-        let snapshot: State? = state.withLock { state in
-            guard !state.completed else { return nil }
-            state.completed = true
-            if let failure = bodyStream?.failure { state.record(.failed(SessionError.bodyStreamFailed(underlying: failure))) }
-            let snapshot = state
-            state.data = Data()
-            return snapshot
-        }
-        guard let snapshot else { return nil }
-        // The task is over: a body's producer ends and a read waiting on it returns.
-        bodyStream?.release()
-        // The delegate's own copies first: URLSession's getters wait for its work queue.
-        let response = snapshot.response ?? (task.response as? HTTPURLResponse)
-        var outcome = snapshot.failure.map { $0.error(response: response) } ?? urlSessionError
-        let metrics = TaskMetrics(
-            taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
-            countOfRequestBodyBytesSent: isCarriedByLibcurl ? snapshot.bytesSent : max(snapshot.bytesSent, task.countOfBytesSent),
-            countOfResponseBodyBytesReceived: snapshot.bytesReceived, redirectCount: snapshot.redirectCount,
-            transactionMetrics: snapshot.transactions)
-        if let writer = snapshot.writer {
-            writer.close()
-            if let failure = outcome {
-                outcome = finishFailedDownload(writer, response: response, error: failure, handler: snapshot.resumeDataHandler, manager: manager)
-            }
-        }
-        // Before the completion is scheduled, as URLSession reports metrics before completing: a
-        // completion handler may read what the metrics override stored.
-        let error = outcome
-        manager.override(\.taskDidFinishCollectingMetrics)?(session, task, metrics)
-        if !monitors.isEmpty {
-            monitors.notify { [task] in $0.task(task, didCompleteWith: response, error: error, metrics: metrics) }
-        }
-        let group = completionGroup
-        group.enter()
-        let data = snapshot.data
-        let writer = snapshot.writer
-        let finish: @Sendable (Result) -> Void = { [self] result in
-            handlers.completion?(task, response, result.object, result.error)
-            manager.postCompletion(of: task, response: response, data: data, result: result,
-                                   serializer: responseSerializer, metrics: metrics)
-            group.leave()
-        }
-        if hasCompletionQueue {
-            // Keep the serializer off a caller's queue (which may be the main queue).
-            manager.processingQueue.async { [self] in
-                let result = serialize(response: response, data: data, error: error, writer: writer, manager: manager)
-                deliveryQueue.async { finish(result) }
-            }
-        } else {
-            deliveryQueue.async { [self] in
-                finish(serialize(response: response, data: data, error: error, writer: writer, manager: manager))
-            }
-        }
-        return Completed(error: error)
-    }
-
-    /// Keeps the partial file as resume data when it was asked for and can be validated, or
-    /// when the transfer failed after bytes of a successful response arrived (then the error
-    /// carries the resume data, as on Apple platforms, and the manager removes the file unless
-    /// it is resumed); deletes it otherwise. Returns the error the task completes with.
-    private func finishFailedDownload(
-        _ writer: DownloadWriter, response: HTTPURLResponse?, error: any Error, handler: (@Sendable (Data?) -> Void)?,
-        manager: URLSessionManager
-    ) -> any Error {
-        let request = Self.withoutRangeHeaders(task.originalRequest ?? task.currentRequest ?? URLRequest(url: URL(fileURLWithPath: "/")))
-        let resume = ResumeData(request: request, response: response, partialFile: writer.fileURL, bytesReceived: writer.bytesInFile)
-        if let handler {
-            if resume == nil { writer.discard() }
-            deliveryQueue.async { handler(resume?.encoded) }
-            return error
-        }
-        guard let urlError = error as? URLError, urlError.code != .cancelled, let resume,
-              let status = response?.statusCode, (200..<300).contains(status) else {
-            writer.discard()
-            return error
-        }
-        manager.keepUntilResumed(writer.fileURL)
-        var userInfo = urlError.userInfo
-        userInfo[NSURLSessionDownloadTaskResumeData] = resume.encoded
-        return URLError(urlError.code, userInfo: userInfo)
-    }
-
-    private static func withoutRangeHeaders(_ request: URLRequest) -> URLRequest {
-        var request = request
-        request.setValue(nil, forHTTPHeaderField: "Range")
-        request.setValue(nil, forHTTPHeaderField: "If-Range")
-        return request
-    }
-
-    struct Result: Sendable {
-        var object: (any Sendable)?
-        var error: (any Error)?
-        var assetPath: URL?
-    }
-
-    /// On the processing queue: the response serializer for data and uploads; validation, then
-    /// the move to the destination, for downloads.
-    private func serialize(response: HTTPURLResponse?, data: Data, error: (any Error)?, writer: DownloadWriter?, manager: URLSessionManager) -> Result {
-        if let error { return Result(error: error) }
-        guard let writer else {
-            do {
-                return Result(object: try responseSerializer.erasedResponseObject(for: response, data: data))
-            } catch {
-                return Result(error: error)
-            }
-        }
-        do {
-            _ = try responseSerializer.responseObject(for: response, data: nil)
-        } catch let failure as ResponseSerializationError where failure.data == nil {
-            // The API's error body went to the file: its first MiB goes on the error, as a held
-            // error body does for a data task's interceptors.
-            let body = writer.prefix(RetryContext.maximumHeldBodyLength)
-            writer.discard()
-            return Result(error: ResponseSerializationError(reason: failure.reason, response: failure.response, data: body,
-                                                            underlyingError: failure.underlyingError))
-        } catch {
-            writer.discard()
-            return Result(error: error)
-        }
-        let destination = response.flatMap { handlers.destination?(writer.fileURL, $0) }
-            ?? manager.override(\.downloadTaskDidFinishDownloading)?(session, task, writer.fileURL)
-        guard let destination else {
-            writer.discard()
-            return Result()
-        }
-        do {
-            try DownloadMover.move(writer.fileURL, to: destination, options: handlers.downloadOptions)
-            manager.post(.downloadTaskDidMoveFileSuccessfully, task: task, userInfo: [SessionNotificationKey.assetPath: destination])
-            return Result(object: destination, assetPath: destination)
-        } catch {
-            writer.discard()
-            manager.post(.downloadTaskDidFailToMoveFile, task: task, userInfo: [SessionNotificationKey.error: error])
-            return Result(error: error)
-        }
-    }
-
-    // MARK: Progress delivery
-
-    /// The upload's progress, made on first use. AFNetworking: `uploadProgressForTask:`.
-    var uploadProgress: Progress { progress(.upload) }
-
-    /// The download's progress, made on first use. AFNetworking: `downloadProgressForTask:`.
-    var downloadProgress: Progress { progress(.download) }
-
-    /// Bytes done and expected (-1 unknown) in `direction`, without making a `Progress`.
-    func counts(_ direction: Direction) -> (completed: Int64, total: Int64) {
-        let counts = state.withLock { $0[keyPath: Self.progressCounts(direction)] }
-        return (counts.completed, counts.total)
-    }
-
-    private static func progressCounts(_ direction: Direction) -> WritableKeyPath<State, ProgressCounts> {
-        direction == .upload ? \.upload : \.download
-    }
-
-    /// The `Progress` of `direction`, made with the counts so far when first asked for; it
-    /// cancels, suspends and resumes the task.
-    private func progress(_ direction: Direction) -> Progress {
-        let path = Self.progressCounts(direction)
-        return state.withLock { state in
-            let counts = state[keyPath: path]
-            if let object = counts.object { return object }
-            // No parent, as AFNetworking makes them (a `Progress.current` would otherwise adopt it).
-            let progress = Progress(parent: nil, userInfo: nil)
-            progress.totalUnitCount = counts.total
-            progress.completedUnitCount = counts.completed
-            progress.isCancellable = true
-            progress.isPausable = true
-            progress.cancellationHandler = { [weak task] in task?.cancel() }
-            progress.pausingHandler = { [weak task] in task?.suspend() }
-            progress.resumingHandler = { [weak task] in task?.resume() }
-            state[keyPath: path].object = progress
-            return progress
-        }
-    }
-
-    /// Queues one call of `handler` unless one is already queued: a slow handler sees fewer,
-    /// fresher updates instead of a backlog that grows with the body.
-    private func deliver(handler: URLSessionManager.ProgressHandler?, direction: Direction) {
-        guard let handler else { return }
-        guard state.withLock({ $0.pendingDeliveries.insert(direction).inserted }) else { return }
-        let progress = progress(direction)
-        deliveryQueue.async { [self] in
-            state.withLock { _ = $0.pendingDeliveries.remove(direction) }
-            handler(progress)
-        }
-    }
-}
-
-extension TaskDelegate: CurlBodySink {
-    func transportDidReceive(_ response: HTTPURLResponse) {
-        didReceive(response: response)
-    }
-
-    func transportDidReceive(_ bytes: UnsafeRawBufferPointer) {
-        _ = didReceive(bytes: bytes)
     }
 }

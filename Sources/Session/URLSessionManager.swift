@@ -40,7 +40,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// What task creation and invalidation decide under one lock. URLSession's task creation
     /// blocks on its own work queue, so this lock is never taken on the delegate queue: a
     /// callback must not wait behind a thread creating a task.
-    private struct Creation {
+    struct Creation {
         var session: URLSession?
         /// Whether `session` was made with the libcurl protocol registered: then libcurl
         /// carries every task of it. A session's protocols are fixed at its creation.
@@ -57,7 +57,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var toldLibcurlUnavailable = false
     }
 
-    private struct Configuration {
+    struct Configuration {
         var responseSerializer: any URLResponseSerialization = JSONResponseSerializer()
         var completionQueue: DispatchQueue?
         var completionGroup = DispatchGroup()
@@ -82,12 +82,12 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// itself (under the request's own): as request headers, the redirect rules strip the
     /// sensitive ones on a change of origin, where URLSession and the transport would add them
     /// to every request of the task, wherever it was redirected.
-    private let additionalHeaders: [(name: String, value: String)]
+    let additionalHeaders: [(name: String, value: String)]
     /// Why the additional headers cannot be sent (checked once: they are read at init only).
-    private let additionalHeadersProblem: String?
+    let additionalHeadersProblem: String?
     /// `sessionConfiguration` without its additional headers and cookie store: what sessions
     /// and the transport are made with.
-    private let carriedConfiguration: URLSessionConfiguration
+    let carriedConfiguration: URLSessionConfiguration
     /// The manager's cookies (`CookieJar`): in memory, its own unless it was given a jar
     /// another manager has too. It replaces the configuration's `httpCookieStorage`, which on
     /// Linux is saved to disk; the configuration's `httpShouldSetCookies` and
@@ -95,11 +95,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     public let cookieJar: CookieJar
     let processingQueue = DispatchQueue(label: "AFNetworking.processing", attributes: .concurrent)
     let table = TaskDelegateTable()
-    private let creation = Locked(Creation())
-    private let configuration = Locked(Configuration())
-    private let overridesState = Locked(SessionDelegateOverrides())
+    let creation = Locked(Creation())
+    let configuration = Locked(Configuration())
+    let overridesState = Locked(SessionDelegateOverrides())
     /// Partial files of failed downloads whose errors carry resume data, until resumed.
-    private let unresumedPartialFiles = Locked<Set<URL>>([])
+    let unresumedPartialFiles = Locked<Set<URL>>([])
 
     /// A manager with `configuration`, or by default `.default` without a `URLCache`: every
     /// data task otherwise pays for a cache lookup (a directory listing under `~/.cache` on
@@ -358,407 +358,4 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     func override<Closure>(_ field: KeyPath<SessionDelegateOverrides, Closure?>) -> Closure? {
         overridesState.withLock { $0[keyPath: field] }
     }
-
-    // MARK: Tasks
-
-    /// The tasks created by this manager that have not completed.
-    public var tasks: [URLSessionTask] { table.all.map(\.task) }
-    /// The data tasks among `tasks`.
-    public var dataTasks: [URLSessionTask] { table.all.filter { $0.kind == .data }.map(\.task) }
-    /// The upload tasks among `tasks`.
-    public var uploadTasks: [URLSessionTask] { table.all.filter { $0.kind == .upload }.map(\.task) }
-    /// The download tasks among `tasks`.
-    public var downloadTasks: [URLSessionTask] { table.all.filter { $0.kind == .download }.map(\.task) }
-
-    /// The upload progress of a task of this manager that has not completed.
-    public func uploadProgress(for task: URLSessionTask) -> Progress? { table.delegate(for: task)?.uploadProgress }
-
-    /// The download progress of a task of this manager that has not completed.
-    public func downloadProgress(for task: URLSessionTask) -> Progress? { table.delegate(for: task)?.downloadProgress }
-
-    /// A data task for `request`, not yet resumed. A request with an `httpBodyStream` is sent
-    /// as `uploadTask(withStreamedRequest:...)` sends it. Throws `SessionError.sessionInvalidated`
-    /// after invalidation. AFNetworking: `dataTaskWithRequest:uploadProgress:downloadProgress:completionHandler:`.
-    public func dataTask(
-        with request: URLRequest, credential: URLCredential? = nil,
-        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
-        completionHandler: CompletionHandler? = nil
-    ) throws -> URLSessionTask {
-        try makeDataTask(with: request, credential: credential, uploadProgress: uploadProgress,
-                         downloadProgress: downloadProgress, completion: Self.taskCompletion(completionHandler))
-    }
-
-    /// Uploads the file at `fileURL` as the body of `request`, with its length as
-    /// `Content-Length`. AFNetworking: `uploadTaskWithRequest:fromFile:progress:completionHandler:`.
-    public func uploadTask(
-        with request: URLRequest, fromFile fileURL: URL, credential: URLCredential? = nil,
-        progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
-    ) throws -> URLSessionTask {
-        try makeTask(kind: .upload, request: request, uploadFile: fileURL, credential: credential,
-                     handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler)))
-    }
-
-    /// Uploads `bodyData` as the body of `request`. Sent as the request's body rather than
-    /// through URLSession's upload-from-data, which copies the whole body on Linux.
-    /// AFNetworking: `uploadTaskWithRequest:fromData:progress:completionHandler:`.
-    public func uploadTask(
-        with request: URLRequest, from bodyData: Data, credential: URLCredential? = nil,
-        progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
-    ) throws -> URLSessionTask {
-        var request = request
-        request.httpBodyStream = nil
-        request.httpBody = bodyData
-        return try makeTask(kind: .upload, request: request, credential: credential,
-                            handlers: .init(uploadProgress: progress, completion: Self.taskCompletion(completionHandler)))
-    }
-
-    /// Uploads the request's `httpBodyStream`. The stream is sent chunked; a `Content-Length`
-    /// on the request is removed, because beside a chunked body it makes strict servers refuse
-    /// the request. A stream that fails completes the task with `SessionError.bodyStreamFailed`.
-    /// AFNetworking: `uploadTaskWithStreamedRequest:progress:completionHandler:`.
-    public func uploadTask(
-        withStreamedRequest request: URLRequest, credential: URLCredential? = nil,
-        progress: ProgressHandler? = nil, completionHandler: CompletionHandler? = nil
-    ) throws -> URLSessionTask {
-        try makeDataTask(with: request, credential: credential, uploadProgress: progress,
-                         completion: Self.taskCompletion(completionHandler))
-    }
-
-    /// Downloads the body of `request` to the URL `destination` returns. The body is written
-    /// to a file of the manager's own and moved atomically when the task succeeds; it is
-    /// deleted on failure or cancellation, unless resume data was asked for, or the transfer
-    /// failed after receiving bytes of a resource that can be resumed (an `ETag` or
-    /// `Last-Modified`): then the error, a `URLError`, carries resume data
-    /// (`downloadTaskResumeData`, `userInfo[NSURLSessionDownloadTaskResumeData]`), as on Apple
-    /// platforms, and the partial file stays until it is resumed or the session invalidated or
-    /// the manager freed. The completion's
-    /// object is the destination URL. AFNetworking: `downloadTaskWithRequest:progress:destination:completionHandler:`.
-    public func downloadTask(
-        with request: URLRequest, credential: URLCredential? = nil, progress: ProgressHandler? = nil,
-        destination: DownloadDestination? = nil, options: DownloadOptions = [], completionHandler: CompletionHandler? = nil
-    ) throws -> URLSessionTask {
-        try makeDownloadTask(request: request, writer: DownloadWriter(), credential: credential, progress: progress,
-                             destination: destination, options: options, completion: Self.taskCompletion(completionHandler))
-    }
-
-    /// Continues a download from resume data produced by `cancel(_:producingResumeData:)`: asks
-    /// for the rest with `Range` and `If-Range`; when the server sends the whole resource
-    /// instead (it ignores ranges, or the resource changed), downloads it from the start.
-    /// Resume data holds no credential: pass the new `request` for the same URL to send its
-    /// headers (an `Authorization` among them); without it the original request's other headers
-    /// are sent. Nothing in the data is trusted: its partial file must be a regular file of this
-    /// user in the private download directory, with the recorded size. Throws
-    /// `SessionError.invalidResumeData` (also when `request` is for another URL), never touching
-    /// a file it names otherwise. AFNetworking: `downloadTaskWithResumeData:progress:destination:completionHandler:`.
-    public func downloadTask(
-        withResumeData resumeData: Data, request: URLRequest? = nil, credential: URLCredential? = nil, progress: ProgressHandler? = nil,
-        destination: DownloadDestination? = nil, options: DownloadOptions = [], completionHandler: CompletionHandler? = nil
-    ) throws -> URLSessionTask {
-        let resume = try ResumeData(decoding: resumeData)
-        let continuation = try resume.continuationRequest(replacing: request)
-        let staging = DownloadStaging()
-        let handle = try staging.openPartialFile(atPath: resume.partialFilePath, size: resume.bytesReceived)
-        stopRemoving(resume)
-        let writer = DownloadWriter(resuming: URL(fileURLWithPath: resume.partialFilePath), handle: handle,
-                                    resumeOffset: resume.bytesReceived, staging: staging)
-        return try makeDownloadTask(request: continuation, writer: writer, credential: credential, progress: progress,
-                                    destination: destination, options: options, completion: Self.taskCompletion(completionHandler))
-    }
-
-    /// Cancels a download and hands `handler` the data to resume it with, or `nil` when it
-    /// cannot be resumed (nothing received yet, or no `ETag`/`Last-Modified` to validate the
-    /// range with). URLSession on Linux never produces resume data itself.
-    /// AFNetworking: `-[NSURLSessionDownloadTask cancelByProducingResumeData:]`.
-    public func cancel(_ task: URLSessionTask, producingResumeData handler: @escaping @Sendable (Data?) -> Void) {
-        guard let delegate = table.delegate(for: task), delegate.kind == .download else {
-            table.delegate(for: task)?.bodyStream?.release(cancelling: true)
-            task.cancel()
-            handler(nil)
-            return
-        }
-        delegate.produceResumeData(handler)
-        task.cancel()
-    }
-
-    /// Resumes `task` and posts `Notification.Name.taskDidResume`.
-    public func resume(_ task: URLSessionTask) {
-        task.resume()
-        post(.taskDidResume, task: task)
-    }
-
-    /// Suspends `task` and posts `Notification.Name.taskDidSuspend`.
-    public func suspend(_ task: URLSessionTask) {
-        task.suspend()
-        post(.taskDidSuspend, task: task)
-    }
-
-    // MARK: Invalidation
-
-    /// Invalidates the session: cancelling its tasks (they complete with `URLError.cancelled`)
-    /// or letting them finish. Partial files of failed downloads not resumed yet are removed
-    /// (their resume data no longer works). Without `resetSession`, creating a task afterwards throws
-    /// `SessionError.sessionInvalidated`; with it, the next task gets a new session.
-    /// AFNetworking: `invalidateSessionCancelingTasks:resetSession:`.
-    public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) {
-        let session: URLSession? = creation.withLock { state in
-            let session = state.session
-            // Without a reset the invalidated session stays readable, as in AFNetworking.
-            if resetSession { state.session = nil }
-            state.acceptsTasks = resetSession
-            return session
-        }
-        removeUnresumedPartialFiles()
-        guard let session else { return }
-        // URLSession's own protocol cancels a task only once a read of its body returned.
-        if cancelingTasks { table.all.forEach { $0.bodyStream?.release(cancelling: true) } }
-        if cancelingTasks { session.invalidateAndCancel() } else { session.finishTasksAndInvalidate() }
-    }
-
-    /// Keeps the partial file that `resumeData` (from a failed download's error) names beyond
-    /// this manager: it is no longer removed on invalidation or when the manager is freed, so
-    /// that another manager, or a later process, can resume from it; removing it becomes the
-    /// caller's task. Throws `SessionError.invalidResumeData`. Beyond AFNetworking.
-    public func keepPartialFile(ofResumeData resumeData: Data) throws {
-        let resume = try ResumeData(decoding: resumeData)
-        guard DownloadStaging().isInside(resume.partialFilePath) else {
-            throw SessionError.invalidResumeData(reason: "its partial file is not in the private download directory")
-        }
-        stopRemoving(resume)
-    }
-
-    /// The partial file of `resume` is no longer the manager's to remove.
-    private func stopRemoving(_ resume: ResumeData) {
-        _ = unresumedPartialFiles.withLock { $0.remove(URL(fileURLWithPath: resume.partialFilePath)) }
-    }
-
-    /// Keeps the partial file of a failed download whose error carries resume data, until it
-    /// is resumed, the session invalidated or the manager freed.
-    func keepUntilResumed(_ partialFile: URL) {
-        _ = unresumedPartialFiles.withLock { $0.insert(partialFile) }
-    }
-
-    private func removeUnresumedPartialFiles() {
-        for file in unresumedPartialFiles.withLock({ files in defer { files = [] }; return files }) {
-            try? FileManager.default.removeItem(at: file)
-        }
-    }
-
-    // MARK: Internals
-
-    /// A data task; a request with a body stream becomes an upload with a wrapped stream.
-    func makeDataTask(
-        with request: URLRequest, credential: URLCredential?, uploadProgress: ProgressHandler? = nil,
-        downloadProgress: ProgressHandler? = nil, serializer: (any URLResponseSerialization)? = nil, completion: TaskCompletion?
-    ) throws -> URLSessionTask {
-        try makeTask(kind: request.httpBodyStream == nil ? .data : .upload, request: request, credential: credential, serializer: serializer,
-                     handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion))
-    }
-
-    func makeDownloadTask(
-        request: URLRequest, writer: DownloadWriter, credential: URLCredential?, progress: ProgressHandler?,
-        destination: DownloadDestination?, options: DownloadOptions, completion: TaskCompletion?
-    ) throws -> URLSessionTask {
-        try makeTask(kind: .download, request: request, credential: credential, writer: writer,
-                     handlers: .init(downloadProgress: progress, completion: completion, destination: destination, downloadOptions: options))
-    }
-
-    private static func taskCompletion(_ handler: CompletionHandler?) -> TaskCompletion? {
-        guard let handler else { return nil }
-        return { _, response, object, error in handler(response, object, error) }
-    }
-
-    /// Creates the task from the prepared request (a data task, or for `uploadFile` on
-    /// URLSession's own protocol an upload task; on libcurl the file becomes a body stream with
-    /// its length, since a custom protocol never sees the body of an upload task) and registers its delegate under the manager's
-    /// lock, so that no task is ever created on an invalidated session (URLSession on Linux
-    /// kills the process).
-    func makeTask(
-        kind: TaskDelegate.Kind, request: URLRequest, uploadFile: URL? = nil, credential: URLCredential?,
-        serializer: (any URLResponseSerialization)? = nil, writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers
-    ) throws -> URLSessionTask {
-        let configuration = configuration.withLock { $0 }
-        return try creation.withLock { state in
-            guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
-            if let problem = additionalHeadersProblem ?? RequestValidation.problem(
-                of: request,
-                timeouts: ["timeoutInterval": request.timeoutInterval, "timeoutIntervalForRequest": sessionConfiguration.timeoutIntervalForRequest,
-                           "timeoutIntervalForResource": sessionConfiguration.timeoutIntervalForResource,
-                           "connectTimeout": state.connection.connectTimeout]) {
-                throw SessionError.invalidRequest(reason: problem)
-            }
-            let (session, curlTransport) = try currentCarrier(&state)
-            if curlTransport == nil, transport == .libcurl, !state.toldLibcurlUnavailable, !configuration.eventMonitors.isEmpty,
-               let unavailable = CurlTransport.unavailable {
-                state.toldLibcurlUnavailable = true
-                configuration.eventMonitors.notify { $0.libcurlTransportUnavailable(unavailable) }
-            }
-            var request = additionalHeaders.isEmpty ? request : Self.withAdditionalHeaders(additionalHeaders, on: request)
-            // The jar first: an empty one answers at once, where reading the request's header
-            // costs thousands of instructions. A `Cookie` header of the caller's replaces the jar's.
-            var carriesJarCookies = false
-            if sessionConfiguration.httpShouldSetCookies, request.httpShouldHandleCookies, let url = request.url, let cookies = cookieJar.headerValue(for: url),
-               request.value(forHTTPHeaderField: "Cookie") == nil {
-                request.setValue(cookies, forHTTPHeaderField: "Cookie")
-                carriesJarCookies = true
-            }
-            if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
-            let (prepared, bodyStream) = Self.prepared(
-                request, carriedBy: curlTransport, configurationTimeout: sessionConfiguration.timeoutIntervalForRequest)
-            let task = if let uploadFile, curlTransport == nil {
-                session.uploadTask(with: prepared, fromFile: uploadFile)
-            } else {
-                session.dataTask(with: prepared)
-            }
-            let delegate = TaskDelegate(
-                task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
-                bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
-                session: session, manager: self, curlTransport: curlTransport, completionQueue: configuration.completionQueue,
-                completionGroup: configuration.completionGroup, processingQueue: processingQueue,
-                limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
-                interceptor: curlTransport == nil ? nil : state.interceptor, monitors: configuration.eventMonitors,
-                receivesBodyFromTransport: curlTransport != nil && overridesState.withLock {
-                    $0.dataTaskDidReceiveResponse == nil
-                        && (kind == .download ? $0.downloadTaskDidWriteData == nil : $0.dataTaskDidReceiveData == nil)
-                })
-            delegate.requestCarriesJarCookies = carriesJarCookies
-            table.insert(delegate, keepingAlive: self)
-            if !delegate.monitors.isEmpty { delegate.monitors.notify { [request] in $0.taskCreated(task, request: request) } }
-            return task
-        }
-    }
-
-    /// The stub answering every request, when the manager was made with `.stubbed`.
-    private var stub: TransportStub? {
-        if case .stubbed(let stub) = transport { return stub }
-        return nil
-    }
-
-    /// Whether tasks go through libcurl under `state`: on the libcurl transport when it can be
-    /// loaded (otherwise URLSession's own protocol carries them), and always for a policy that
-    /// needs enforcement, a Unix domain socket, a client identity or an interceptor.
-    private func carriesLibcurl(_ state: Creation) -> Bool {
-        // The common case first: the policy comparison costs thousands of instructions a task.
-        (transport == .libcurl && CurlTransport.unavailable == nil) || stub != nil
-            || state.securityPolicy.needsEnforcement || state.connection.needsLibcurl || state.interceptor != nil
-    }
-
-    /// `request` with each of `headers` it does not set itself (names compared in any case).
-    private static func withAdditionalHeaders(_ headers: [(name: String, value: String)], on request: URLRequest) -> URLRequest {
-        var request = request
-        for (name, value) in headers where request.value(forHTTPHeaderField: name) == nil {
-            request.setValue(value, forHTTPHeaderField: name)
-        }
-        return request
-    }
-
-    /// A new session, with the libcurl protocol registered when `carryingLibcurl`.
-    private func makeSession(_ state: inout Creation, carryingLibcurl: Bool) -> URLSession {
-        let configuration = carriedConfiguration.copy() as? URLSessionConfiguration ?? carriedConfiguration
-        if carryingLibcurl { configuration.protocolClasses = [CurlURLProtocol.self] + (configuration.protocolClasses ?? []) }
-        let session = URLSession(configuration: configuration, delegate: SessionDelegate(manager: self), delegateQueue: operationQueue)
-        state.session = session
-        state.sessionCarriesLibcurl = carryingLibcurl
-        state.curlTransport = nil
-        return session
-    }
-
-    /// The session for the next task and, when libcurl carries it, the transport for the
-    /// policy. Throws when the policy needs libcurl and it cannot be had.
-    private func currentCarrier(_ state: inout Creation) throws -> (session: URLSession, transport: CurlTransport?) {
-        let carriesLibcurl = carriesLibcurl(state)
-        let session: URLSession
-        if let current = state.session, state.sessionCarriesLibcurl == carriesLibcurl {
-            session = current
-        } else {
-            state.session?.finishTasksAndInvalidate()
-            session = makeSession(&state, carryingLibcurl: carriesLibcurl)
-        }
-        guard carriesLibcurl else { return (session, nil) }
-        if let curlTransport = state.curlTransport { return (session, curlTransport) }
-        do {
-            let curlTransport = try CurlTransport(
-                policy: state.securityPolicy, configuration: carriedConfiguration,
-                receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, cookieJar: cookieJar, stub: stub)
-            state.curlTransport = curlTransport
-            return (session, curlTransport)
-        } catch {
-            throw SessionError.securityPolicyUnavailable(reason: "\(error)")
-        }
-    }
-
-    /// `request` with the file at `fileURL` as a body stream and its length as `Content-Length`.
-    private static func streaming(_ fileURL: URL, as request: URLRequest) throws -> URLRequest {
-        guard let size = FileSize.ofRegularFile(atPath: fileURL.path) else {
-            throw SessionError.bodyStreamFailed(underlying: CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: fileURL.path]))
-        }
-        var streamed = request
-        streamed.httpBody = nil
-        // A file stream that can start over, for a retry or a 307/308 redirect.
-        streamed.httpBodyStream = MultipartBodyStream.file(fileURL, length: UInt64(size))
-        streamed.setValue(String(size), forHTTPHeaderField: "Content-Length")
-        return streamed
-    }
-
-    /// The request as URLSession on Linux can send it, or as `transport` carries it:
-    /// - a body stream is wrapped in `UploadBodyStream`; URLSession sends it chunked, so a
-    ///   `Content-Length` beside it is dropped (with both, strict servers refuse the body),
-    ///   while the transport sends a declared length instead of chunks;
-    /// - the idle timeout is the request's own, or when it has none (the default 60 s) the
-    ///   configuration's `timeoutIntervalForRequest`, as URLSession on Linux chooses (measured:
-    ///   configuration 2 s, request untouched: timed out after 2 s; request set to 3 s: 3 s). Once
-    ///   set on the request, URLSession counts it as the request's own, so the manager sets the
-    ///   chosen value itself. For URLSession's own protocol it is rounded up to whole seconds:
-    ///   URLSession on Linux truncates it to whole seconds, and a value below one second often
-    ///   fails at once with `URLError.timedOut` (measured: 0.95 s failed 5 times in 5, 0.1 s
-    ///   twice in 5; 1.5 s fired after 1.0 s); the libcurl transport keeps the milliseconds.
-    static func prepared(
-        _ request: URLRequest, carriedBy transport: CurlTransport?, configurationTimeout: TimeInterval
-    ) -> (URLRequest, UploadBodyStream?) {
-        var request = request
-        let timeout = request.timeoutInterval == Self.defaultRequestTimeout ? configurationTimeout : request.timeoutInterval
-        // URLSession's own protocol converts the timeout to an integer: no limit is the longest one.
-        let chosen = transport == nil ? min(max(1, timeout.rounded(.up)), TransferTimeouts.longest) : timeout
-        // Set only when it changes: every change copies the request's storage.
-        if request.timeoutInterval != chosen { request.timeoutInterval = chosen }
-        var stream: UploadBodyStream?
-        if let source = request.httpBodyStream {
-            if transport == nil {
-                request.setValue(nil, forHTTPHeaderField: "Content-Length")
-            } else if request.value(forHTTPHeaderField: "Content-Length") == nil, let length = request.multipartContentLength {
-                request.setValue(String(length), forHTTPHeaderField: "Content-Length")
-            }
-            stream = UploadBodyStream(source: source)
-            request.httpBodyStream = stream
-        }
-        return (request, stream)
-    }
-
-    /// `URLRequest.timeoutInterval` of a request that did not set its own.
-    private static let defaultRequestTimeout = URLRequest(url: URL(fileURLWithPath: "/")).timeoutInterval
-
-    private static func knownLength(of request: URLRequest) -> Int64? {
-        if let length = request.multipartContentLength { return Int64(length) }
-        return request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
-    }
-
-    func post(_ name: Notification.Name, task: URLSessionTask, userInfo: [AnyHashable: Any]? = nil) {
-        NotificationCenter.default.post(name: name, object: task, userInfo: userInfo)
-    }
-
-    func postCompletion(
-        of task: URLSessionTask, response: URLResponse?, data: Data, result: TaskDelegate.Result,
-        serializer: any URLResponseSerialization, metrics: TaskMetrics
-    ) {
-        // Built with the key type `Notification` keeps: a `[String: Any]` is converted element
-        // by element (6,600 instructions a task).
-        var userInfo = [AnyHashable: Any](minimumCapacity: 6)
-        userInfo[SessionNotificationKey.responseSerializer] = serializer
-        userInfo[SessionNotificationKey.metrics] = metrics
-        if !data.isEmpty { userInfo[SessionNotificationKey.responseData] = data }
-        if let object = result.object { userInfo[SessionNotificationKey.serializedResponse] = object }
-        if let error = result.error { userInfo[SessionNotificationKey.error] = error }
-        if let assetPath = result.assetPath { userInfo[SessionNotificationKey.assetPath] = assetPath }
-        post(.taskDidComplete, task: task, userInfo: userInfo)
-    }
-
 }

@@ -1,0 +1,125 @@
+import AFLocking
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Receiving the response and its body: kept in memory, written to the download's file or
+/// handed to a streamed task's consumer; from URLSession on the delegate queue, or from the
+/// libcurl transport (`CurlBodySink`) on its queue.
+extension TaskDelegate {
+    func didReceive(response: URLResponse) {
+        guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), !endedAtRedirect else { return }
+        let failed: Bool = state.withLock { state in
+            if let limit = checkedSizeLimit(state), response.expectedContentLength > limit.bytes {
+                state.record(.failed(SessionError.responseLimitExceeded(
+                    limit: limit.limit, declaredLength: response.expectedContentLength, response: response)))
+                return true
+            }
+            state.response = response
+            state.responseStart = Date()
+            state.data = Data()
+            state.bytesReceived = 0
+            guard let writer = state.writer else { return false }
+            do {
+                try writer.begin(response: response)
+            } catch {
+                state.record(.failed(error))
+                return true
+            }
+            return false
+        }
+        if failed {
+            // A limit (or the file) failed the task: nothing of this response goes on.
+            task.cancel()
+            return
+        }
+        if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
+        handlers.bodyChannel?.receive(response)
+        // With a content coding the declared length counts encoded bytes while the body is
+        // counted decoded: the total is unknown rather than a fraction past 1.
+        // The header is read only for a declared length (a lookup costs thousands of instructions).
+        var expected = response.expectedContentLength
+        if expected >= 0, let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
+           !coding.isEmpty, coding != "identity" {
+            expected = -1
+        }
+        state.withLock { state in
+            let offset = state.writer?.bytesInFile ?? 0
+            // The declared length is the server's: a sum past Int64.max is an unknown total.
+            let (total, overflow) = expected.addingReportingOverflow(offset)
+            state.download.set(completed: offset, total: expected >= 0 && !overflow ? total : -1)
+        }
+    }
+
+    /// The size limit this delegate enforces itself: on URLSession's own protocol only, since
+    /// the libcurl transport stops a response over its limits before handing on a byte of it
+    /// (and reports it, `transfer(exceeded:declaredLength:response:)`).
+    private func checkedSizeLimit(_ state: State) -> (bytes: Int64, limit: ResponseLimits.Limit)? {
+        isCarriedByLibcurl ? nil : state.limits.sizeLimit(isDownload: kind == .download)
+    }
+
+    /// The libcurl transport's window for this task's body, told of every chunk processed (by
+    /// the stream's consumer, when the body streams).
+    func receiveBody(through window: CurlReceiveWindow) {
+        if let channel = handlers.bodyChannel { return channel.receive(through: window) }
+        state.withLock { $0.receiveWindow = window }
+    }
+
+    /// The body's trailer fields, for its stream's consumer (other tasks have no use for them).
+    func receiveTrailers(_ fields: [String: String]) {
+        handlers.bodyChannel?.receive(trailers: fields)
+    }
+
+    /// Whether the body streams to a consumer rather than into memory or a file.
+    var streamsBody: Bool { handlers.bodyChannel != nil }
+
+    /// Returns the bytes now received in total, counting a resumed download's partial file.
+    func didReceive(data: Data) -> Int64 {
+        data.withUnsafeBytes { didReceive(bytes: $0) }
+    }
+
+    /// The bytes are copied once: appended to the body, or written to the download's file.
+    func didReceive(bytes: UnsafeRawBufferPointer) -> Int64 {
+        var window: CurlReceiveWindow?
+        defer { window?.consumed(bytes.count) }
+        let (failed, total): (Bool, Int64) = state.withLock { state in
+            window = state.receiveWindow
+            state.bytesReceived += Int64(bytes.count)
+            if let limit = checkedSizeLimit(state), state.bytesReceived > limit.bytes {
+                let declared = state.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
+                state.record(.failed(SessionError.responseLimitExceeded(limit: limit.limit, declaredLength: declared, response: state.response)))
+                return (true, state.bytesReceived)
+            }
+            if handlers.bodyChannel != nil { return (false, state.bytesReceived) }
+            guard let writer = state.writer else {
+                state.data.append(contentsOf: bytes)
+                return (false, state.bytesReceived)
+            }
+            do {
+                return (false, try writer.write(bytes))
+            } catch {
+                state.record(.failed(SessionError.downloadFileFailed(reason: error.localizedDescription, destination: nil)))
+                return (true, writer.bytesInFile)
+            }
+        }
+        if failed {
+            task.cancel()
+            return total
+        }
+        handlers.bodyChannel?.append(Data(bytes))
+        state.withLock { $0.download.set(completed: total) }
+        deliver(handler: handlers.downloadProgress, direction: .download)
+        return total
+    }
+}
+
+extension TaskDelegate: CurlBodySink {
+    func transportDidReceive(_ response: HTTPURLResponse) {
+        didReceive(response: response)
+    }
+
+    func transportDidReceive(_ bytes: UnsafeRawBufferPointer) {
+        _ = didReceive(bytes: bytes)
+    }
+}

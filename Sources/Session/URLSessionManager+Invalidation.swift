@@ -1,0 +1,56 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Ending the session, and the partial files of failed downloads the manager removes then.
+extension URLSessionManager {
+    /// Invalidates the session: cancelling its tasks (they complete with `URLError.cancelled`)
+    /// or letting them finish. Partial files of failed downloads not resumed yet are removed
+    /// (their resume data no longer works). Without `resetSession`, creating a task afterwards throws
+    /// `SessionError.sessionInvalidated`; with it, the next task gets a new session.
+    /// AFNetworking: `invalidateSessionCancelingTasks:resetSession:`.
+    public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) {
+        let session: URLSession? = creation.withLock { state in
+            let session = state.session
+            // Without a reset the invalidated session stays readable, as in AFNetworking.
+            if resetSession { state.session = nil }
+            state.acceptsTasks = resetSession
+            return session
+        }
+        removeUnresumedPartialFiles()
+        guard let session else { return }
+        // URLSession's own protocol cancels a task only once a read of its body returned.
+        if cancelingTasks { table.all.forEach { $0.bodyStream?.release(cancelling: true) } }
+        if cancelingTasks { session.invalidateAndCancel() } else { session.finishTasksAndInvalidate() }
+    }
+
+    /// Keeps the partial file that `resumeData` (from a failed download's error) names beyond
+    /// this manager: it is no longer removed on invalidation or when the manager is freed, so
+    /// that another manager, or a later process, can resume from it; removing it becomes the
+    /// caller's task. Throws `SessionError.invalidResumeData`. Beyond AFNetworking.
+    public func keepPartialFile(ofResumeData resumeData: Data) throws {
+        let resume = try ResumeData(decoding: resumeData)
+        guard DownloadStaging().isInside(resume.partialFilePath) else {
+            throw SessionError.invalidResumeData(reason: "its partial file is not in the private download directory")
+        }
+        stopRemoving(resume)
+    }
+
+    /// The partial file of `resume` is no longer the manager's to remove.
+    func stopRemoving(_ resume: ResumeData) {
+        _ = unresumedPartialFiles.withLock { $0.remove(URL(fileURLWithPath: resume.partialFilePath)) }
+    }
+
+    /// Keeps the partial file of a failed download whose error carries resume data, until it
+    /// is resumed, the session invalidated or the manager freed.
+    func keepUntilResumed(_ partialFile: URL) {
+        _ = unresumedPartialFiles.withLock { $0.insert(partialFile) }
+    }
+
+    func removeUnresumedPartialFiles() {
+        for file in unresumedPartialFiles.withLock({ files in defer { files = [] }; return files }) {
+            try? FileManager.default.removeItem(at: file)
+        }
+    }
+}

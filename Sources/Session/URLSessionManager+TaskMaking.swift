@@ -1,0 +1,200 @@
+import AFSerialization
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How a task is made: its request prepared for what carries it, the session and libcurl
+/// transport that carry it, and its `TaskDelegate` registered.
+extension URLSessionManager {
+    /// A data task; a request with a body stream becomes an upload with a wrapped stream.
+    func makeDataTask(
+        with request: URLRequest, credential: URLCredential?, uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil, serializer: (any URLResponseSerialization)? = nil, completion: TaskCompletion?
+    ) throws -> URLSessionTask {
+        try makeTask(kind: request.httpBodyStream == nil ? .data : .upload, request: request, credential: credential, serializer: serializer,
+                     handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion))
+    }
+
+    func makeDownloadTask(
+        request: URLRequest, writer: DownloadWriter, credential: URLCredential?, progress: ProgressHandler?,
+        destination: DownloadDestination?, options: DownloadOptions, completion: TaskCompletion?
+    ) throws -> URLSessionTask {
+        try makeTask(kind: .download, request: request, credential: credential, writer: writer,
+                     handlers: .init(downloadProgress: progress, completion: completion, destination: destination, downloadOptions: options))
+    }
+
+    /// Creates the task from the prepared request (a data task, or for `uploadFile` on
+    /// URLSession's own protocol an upload task; on libcurl the file becomes a body stream with
+    /// its length, since a custom protocol never sees the body of an upload task) and registers its delegate under the manager's
+    /// lock, so that no task is ever created on an invalidated session (URLSession on Linux
+    /// kills the process).
+    func makeTask(
+        kind: TaskDelegate.Kind, request: URLRequest, uploadFile: URL? = nil, credential: URLCredential?,
+        serializer: (any URLResponseSerialization)? = nil, writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers
+    ) throws -> URLSessionTask {
+        let configuration = configuration.withLock { $0 }
+        return try creation.withLock { state in
+            guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
+            if let problem = additionalHeadersProblem ?? RequestValidation.problem(
+                of: request,
+                timeouts: ["timeoutInterval": request.timeoutInterval, "timeoutIntervalForRequest": sessionConfiguration.timeoutIntervalForRequest,
+                           "timeoutIntervalForResource": sessionConfiguration.timeoutIntervalForResource,
+                           "connectTimeout": state.connection.connectTimeout]) {
+                throw SessionError.invalidRequest(reason: problem)
+            }
+            let (session, curlTransport) = try currentCarrier(&state)
+            if curlTransport == nil, transport == .libcurl, !state.toldLibcurlUnavailable, !configuration.eventMonitors.isEmpty,
+               let unavailable = CurlTransport.unavailable {
+                state.toldLibcurlUnavailable = true
+                configuration.eventMonitors.notify { $0.libcurlTransportUnavailable(unavailable) }
+            }
+            var request = additionalHeaders.isEmpty ? request : Self.withAdditionalHeaders(additionalHeaders, on: request)
+            // The jar first: an empty one answers at once, where reading the request's header
+            // costs thousands of instructions. A `Cookie` header of the caller's replaces the jar's.
+            var carriesJarCookies = false
+            if sessionConfiguration.httpShouldSetCookies, request.httpShouldHandleCookies, let url = request.url, let cookies = cookieJar.headerValue(for: url),
+               request.value(forHTTPHeaderField: "Cookie") == nil {
+                request.setValue(cookies, forHTTPHeaderField: "Cookie")
+                carriesJarCookies = true
+            }
+            if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
+            let (prepared, bodyStream) = Self.prepared(
+                request, carriedBy: curlTransport, configurationTimeout: sessionConfiguration.timeoutIntervalForRequest)
+            let task = if let uploadFile, curlTransport == nil {
+                session.uploadTask(with: prepared, fromFile: uploadFile)
+            } else {
+                session.dataTask(with: prepared)
+            }
+            let delegate = TaskDelegate(
+                task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
+                bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
+                session: session, manager: self, curlTransport: curlTransport, completionQueue: configuration.completionQueue,
+                completionGroup: configuration.completionGroup, processingQueue: processingQueue,
+                limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
+                interceptor: curlTransport == nil ? nil : state.interceptor, monitors: configuration.eventMonitors,
+                receivesBodyFromTransport: curlTransport != nil && overridesState.withLock {
+                    $0.dataTaskDidReceiveResponse == nil
+                        && (kind == .download ? $0.downloadTaskDidWriteData == nil : $0.dataTaskDidReceiveData == nil)
+                })
+            delegate.requestCarriesJarCookies = carriesJarCookies
+            table.insert(delegate, keepingAlive: self)
+            if !delegate.monitors.isEmpty { delegate.monitors.notify { [request] in $0.taskCreated(task, request: request) } }
+            return task
+        }
+    }
+
+    /// The stub answering every request, when the manager was made with `.stubbed`.
+    private var stub: TransportStub? {
+        if case .stubbed(let stub) = transport { return stub }
+        return nil
+    }
+
+    /// Whether tasks go through libcurl under `state`: on the libcurl transport when it can be
+    /// loaded (otherwise URLSession's own protocol carries them), and always for a policy that
+    /// needs enforcement, a Unix domain socket, a client identity or an interceptor.
+    func carriesLibcurl(_ state: Creation) -> Bool {
+        // The common case first: the policy comparison costs thousands of instructions a task.
+        (transport == .libcurl && CurlTransport.unavailable == nil) || stub != nil
+            || state.securityPolicy.needsEnforcement || state.connection.needsLibcurl || state.interceptor != nil
+    }
+
+    /// `request` with each of `headers` it does not set itself (names compared in any case).
+    private static func withAdditionalHeaders(_ headers: [(name: String, value: String)], on request: URLRequest) -> URLRequest {
+        var request = request
+        for (name, value) in headers where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+
+    /// A new session, with the libcurl protocol registered when `carryingLibcurl`.
+    func makeSession(_ state: inout Creation, carryingLibcurl: Bool) -> URLSession {
+        let configuration = carriedConfiguration.copy() as? URLSessionConfiguration ?? carriedConfiguration
+        if carryingLibcurl { configuration.protocolClasses = [CurlURLProtocol.self] + (configuration.protocolClasses ?? []) }
+        let session = URLSession(configuration: configuration, delegate: SessionDelegate(manager: self), delegateQueue: operationQueue)
+        state.session = session
+        state.sessionCarriesLibcurl = carryingLibcurl
+        state.curlTransport = nil
+        return session
+    }
+
+    /// The session for the next task and, when libcurl carries it, the transport for the
+    /// policy. Throws when the policy needs libcurl and it cannot be had.
+    private func currentCarrier(_ state: inout Creation) throws -> (session: URLSession, transport: CurlTransport?) {
+        let carriesLibcurl = carriesLibcurl(state)
+        let session: URLSession
+        if let current = state.session, state.sessionCarriesLibcurl == carriesLibcurl {
+            session = current
+        } else {
+            state.session?.finishTasksAndInvalidate()
+            session = makeSession(&state, carryingLibcurl: carriesLibcurl)
+        }
+        guard carriesLibcurl else { return (session, nil) }
+        if let curlTransport = state.curlTransport { return (session, curlTransport) }
+        do {
+            let curlTransport = try CurlTransport(
+                policy: state.securityPolicy, configuration: carriedConfiguration,
+                receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, cookieJar: cookieJar, stub: stub)
+            state.curlTransport = curlTransport
+            return (session, curlTransport)
+        } catch {
+            throw SessionError.securityPolicyUnavailable(reason: "\(error)")
+        }
+    }
+
+    /// `request` with the file at `fileURL` as a body stream and its length as `Content-Length`.
+    private static func streaming(_ fileURL: URL, as request: URLRequest) throws -> URLRequest {
+        guard let size = FileSize.ofRegularFile(atPath: fileURL.path) else {
+            throw SessionError.bodyStreamFailed(underlying: CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: fileURL.path]))
+        }
+        var streamed = request
+        streamed.httpBody = nil
+        // A file stream that can start over, for a retry or a 307/308 redirect.
+        streamed.httpBodyStream = MultipartBodyStream.file(fileURL, length: UInt64(size))
+        streamed.setValue(String(size), forHTTPHeaderField: "Content-Length")
+        return streamed
+    }
+
+    /// The request as URLSession on Linux can send it, or as `transport` carries it:
+    /// - a body stream is wrapped in `UploadBodyStream`; URLSession sends it chunked, so a
+    ///   `Content-Length` beside it is dropped (with both, strict servers refuse the body),
+    ///   while the transport sends a declared length instead of chunks;
+    /// - the idle timeout is the request's own, or when it has none (the default 60 s) the
+    ///   configuration's `timeoutIntervalForRequest`, as URLSession on Linux chooses (measured:
+    ///   configuration 2 s, request untouched: timed out after 2 s; request set to 3 s: 3 s). Once
+    ///   set on the request, URLSession counts it as the request's own, so the manager sets the
+    ///   chosen value itself. For URLSession's own protocol it is rounded up to whole seconds:
+    ///   URLSession on Linux truncates it to whole seconds, and a value below one second often
+    ///   fails at once with `URLError.timedOut` (measured: 0.95 s failed 5 times in 5, 0.1 s
+    ///   twice in 5; 1.5 s fired after 1.0 s); the libcurl transport keeps the milliseconds.
+    static func prepared(
+        _ request: URLRequest, carriedBy transport: CurlTransport?, configurationTimeout: TimeInterval
+    ) -> (URLRequest, UploadBodyStream?) {
+        var request = request
+        let timeout = request.timeoutInterval == Self.defaultRequestTimeout ? configurationTimeout : request.timeoutInterval
+        // URLSession's own protocol converts the timeout to an integer: no limit is the longest one.
+        let chosen = transport == nil ? min(max(1, timeout.rounded(.up)), TransferTimeouts.longest) : timeout
+        // Set only when it changes: every change copies the request's storage.
+        if request.timeoutInterval != chosen { request.timeoutInterval = chosen }
+        var stream: UploadBodyStream?
+        if let source = request.httpBodyStream {
+            if transport == nil {
+                request.setValue(nil, forHTTPHeaderField: "Content-Length")
+            } else if request.value(forHTTPHeaderField: "Content-Length") == nil, let length = request.multipartContentLength {
+                request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            }
+            stream = UploadBodyStream(source: source)
+            request.httpBodyStream = stream
+        }
+        return (request, stream)
+    }
+
+    /// `URLRequest.timeoutInterval` of a request that did not set its own.
+    private static let defaultRequestTimeout = URLRequest(url: URL(fileURLWithPath: "/")).timeoutInterval
+
+    private static func knownLength(of request: URLRequest) -> Int64? {
+        if let length = request.multipartContentLength { return Int64(length) }
+        return request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+    }
+}
