@@ -49,6 +49,11 @@ extension URLSessionManager {
                 state.toldLibcurlUnavailable = true
                 configuration.eventMonitors.notify { $0.libcurlTransportUnavailable(unavailable) }
             }
+            // URLSession's own protocol sends a body stream without its trailers, and says
+            // nothing: a body with trailers is refused there instead of sent short of them.
+            if curlTransport == nil, (request.httpBodyStream as? any TrailingBodyStream)?.hasTrailers == true {
+                throw SessionError.invalidRequest(reason: "request trailers need the libcurl transport; URLSession's own protocol sends none")
+            }
             var request = additionalHeaders.isEmpty ? request : Self.withAdditionalHeaders(additionalHeaders, on: request)
             // The jar first: an empty one answers at once, where reading the request's header
             // costs thousands of instructions. A `Cookie` header of the caller's replaces the jar's.

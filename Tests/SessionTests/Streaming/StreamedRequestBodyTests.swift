@@ -158,6 +158,21 @@ final class StreamedRequestBodyTests: XCTestCase {
         XCTAssertEqual(recorded.trailers, [.init(name: "X-Done", value: "yes")])
     }
 
+    func testTrailersAreRefusedOnURLSessionsOwnProtocolInsteadOfDropped() async throws {
+        let server = try server { _ in .status(204) }
+        let manager = URLSessionManager(transport: .urlSession)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        let body = StreamedRequestBody(trailers: { ["X-Done": "yes"] }, once: Self.chunks(["abc"]))
+        do {
+            _ = try await manager.upload(body, for: post(server.baseURL), serializer: HTTPResponseSerializer())
+            XCTFail("a body with trailers was sent without them")
+        } catch let error as SessionError {
+            guard case .invalidRequest(let reason) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("trailers"), reason)
+        }
+        XCTAssertEqual(server.requests.count, 0)
+    }
+
     func testARestartedBodySendsItsTrailersAgain() async throws {
         let server = try server { request in
             request.path == "/start" ? .status(307, fields: ["Location": "/next"]) : .status(204)
