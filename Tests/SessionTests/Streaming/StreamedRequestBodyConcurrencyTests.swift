@@ -42,18 +42,25 @@ final class StreamedRequestBodyConcurrencyTests: XCTestCase {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
     }
 
-    /// Starts an upload on `manager` whose body never yields, cancels it once the transport has
-    /// asked the body for bytes, and waits for its end; `false` (with the failure recorded) when
-    /// a step did not come within 10 seconds.
-    private func cancelStalledUpload(_ index: Int, on manager: URLSessionManager, url: URL, terminated: Locked<Int>) -> Bool {
+    /// An upload whose body never yields: `pulled` is signalled when the transport first asks
+    /// the body for bytes, `ended` when the upload ends, with its error in `outcome`.
+    private struct StalledUpload {
+        let task: Task<Void, Never>
+        let pulled: DispatchSemaphore
+        let ended: DispatchSemaphore
+        let outcome: Locked<(any Error)?>
+    }
+
+    /// Starts a stalled upload on `manager`; `terminated` runs when the body's sequence is ended.
+    private func startStalledUpload(on manager: URLSessionManager, url: URL, terminated: @escaping @Sendable () -> Void) -> StalledUpload {
         let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
-        producer.onTermination = { _ in terminated.withLock { $0 += 1 } }
+        producer.onTermination = { _ in terminated() }
         let pulled = DispatchSemaphore(value: 0)
         let ended = DispatchSemaphore(value: 0)
         let outcome = Locked<(any Error)?>(nil)
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
-        let upload = Task {
+        let task = Task {
             do {
                 _ = try await manager.upload(StreamedRequestBody(once: Signalling(base: chunks, pulled: pulled)), for: request,
                                              serializer: HTTPResponseSerializer())
@@ -62,11 +69,20 @@ final class StreamedRequestBodyConcurrencyTests: XCTestCase {
             }
             ended.signal()
         }
+        return StalledUpload(task: task, pulled: pulled, ended: ended, outcome: outcome)
+    }
+
+    /// Starts a stalled upload on `manager`, cancels it once the transport has asked the body
+    /// for bytes, and waits for its end; `false` (with the failure recorded) when a step did not
+    /// come within 10 seconds.
+    private func cancelStalledUpload(_ index: Int, on manager: URLSessionManager, url: URL, terminated: Locked<Int>) -> Bool {
+        let upload = startStalledUpload(on: manager, url: url) { terminated.withLock { $0 += 1 } }
+        let (pulled, ended, outcome) = (upload.pulled, upload.ended, upload.outcome)
         guard pulled.wait(timeout: .now() + 10) == .success else {
             XCTFail("upload #\(index): the transport never asked the body for bytes")
             return false
         }
-        upload.cancel()
+        upload.task.cancel()
         guard ended.wait(timeout: .now() + 10) == .success else {
             XCTFail("upload #\(index): the cancelled task never ended")
             return false
@@ -114,23 +130,9 @@ final class StreamedRequestBodyConcurrencyTests: XCTestCase {
 
     func testInvalidatingTheSessionCancelsAnUploadWaitingOnItsBody() throws {
         let manager = URLSessionManager(transport: .underTest)
-        let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
         let terminated = DispatchSemaphore(value: 0)
-        producer.onTermination = { _ in terminated.signal() }
-        let pulled = DispatchSemaphore(value: 0)
-        let ended = DispatchSemaphore(value: 0)
-        let outcome = Locked<(any Error)?>(nil)
-        var request = URLRequest(url: try FaultServer.url("/duplex/0"))
-        request.httpMethod = "POST"
-        Task {
-            do {
-                _ = try await manager.upload(StreamedRequestBody(once: Signalling(base: chunks, pulled: pulled)), for: request,
-                                             serializer: HTTPResponseSerializer())
-            } catch {
-                outcome.withLock { $0 = error }
-            }
-            ended.signal()
-        }
+        let upload = startStalledUpload(on: manager, url: try FaultServer.url("/duplex/0")) { terminated.signal() }
+        let (pulled, ended, outcome) = (upload.pulled, upload.ended, upload.outcome)
         XCTAssertEqual(pulled.wait(timeout: .now() + 10), .success, "the transport never asked the body for bytes")
         let invalidated = DispatchSemaphore(value: 0)
         Thread {
