@@ -91,7 +91,7 @@ extension CurlTransfer {
             return 0
         case .stream(let stream, _):
             guard origin == SEEK_SET, offset == 0, let upload = stream as? any ReplayableBodyStream, upload.isRewindable,
-                  transfer.bodyReader?.isIdle ?? true else { return 2 }
+                  transfer.bodyReader?.waitUntilIdle() ?? true else { return 2 }
             transfer.bodyReader?.stop()
             guard upload.rewind() else { return 1 }
             transfer.startReadingBody(stream)

@@ -122,12 +122,13 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The body `request` sends; a stream the previous request already read starts over when
     /// it can be replayed (`ReplayableBodyStream.rewind()`) and no read of it is in flight
-    /// (`reader`, stopped, may still be blocked in its source), and otherwise stays consumed.
+    /// (`reader`, stopped, may still be in a blocking read, which is waited for, or waiting on
+    /// its source), and otherwise stays consumed.
     static func body(of request: URLRequest, previous: Body, reader: StreamedBodyReader? = nil) -> Body {
         if let data = request.httpBody { return .data(data, offset: 0) }
         guard let stream = request.httpBodyStream else { return .none }
         if case .stream(let previousStream, let consumed) = previous, previousStream === stream {
-            let rewound = consumed && reader?.isIdle != false && (stream as? any ReplayableBodyStream)?.rewind() == true
+            let rewound = consumed && reader?.waitUntilIdle() != false && (stream as? any ReplayableBodyStream)?.rewind() == true
             return .stream(stream, consumed: consumed && !rewound)
         }
         return .stream(stream, consumed: false)

@@ -61,8 +61,22 @@ final class StreamedBodyReader: @unchecked Sendable {
         self.readable = readable
     }
 
-    /// Whether no read is in flight, so that the stream may be touched (rewound) elsewhere.
-    var isIdle: Bool { state.withLock { !$0.reading } }
+    /// Whether no read is in flight, so that the stream may be touched (rewound) elsewhere,
+    /// waiting up to half a second for a blocking read of the stream to end (a file's or
+    /// memory's, done within microseconds): libcurl 8 may ask for a rewind while the read-ahead
+    /// of a fresh attempt is still running (a dead pooled connection found at once), which
+    /// refused the rewind (curl error 65). A source that answers by callback (a caller's
+    /// sequence, which may never answer) is not waited for.
+    func waitUntilIdle() -> Bool {
+        let isIdle = { self.state.withLock { !$0.reading } }
+        let answersByCallback = (stream as? any AsynchronousBodyStream)?.readsAsynchronously == true
+        for _ in 0..<5_000 {
+            if isIdle() { return true }
+            if answersByCallback { return false }
+            usleep(100)
+        }
+        return isIdle()
+    }
 
     /// Starts reading ahead.
     func start() {
