@@ -71,20 +71,21 @@ final class StreamedRequestBodyTests: XCTestCase {
     }
 
     func testAChunkedFinalResponseBeforeTheBodyEndedCompletesTheUpload() async throws {
-        let url = try FaultServer.raw(
+        try await assertEarly413CompletesTheUpload(
             "HTTP/1.1 413 Content Too Large\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\ntoo\r\n6\r\n large\r\n0\r\nX-Why: size\r\n\r\n")
-        let (request, body, _) = stalledBody(url)
-        let response = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
-        XCTAssertEqual(response.statusCode, 413)
-        XCTAssertEqual(response.value, Data("too large".utf8))
     }
 
     func testAFinalResponseEndedByTheCloseBeforeTheBodyEndedCompletesTheUpload() async throws {
-        let url = try FaultServer.raw("HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n\r\ntoo large")
-        let (request, body, _) = stalledBody(url)
+        try await assertEarly413CompletesTheUpload("HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n\r\ntoo large")
+    }
+
+    /// An upload whose body has produced nothing is answered `reply` (a 413 with the body "too
+    /// large") by the server at once: the task completes with that response.
+    private func assertEarly413CompletesTheUpload(_ reply: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let (request, body, _) = stalledBody(try FaultServer.raw(reply))
         let response = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
-        XCTAssertEqual(response.statusCode, 413)
-        XCTAssertEqual(response.value, Data("too large".utf8))
+        XCTAssertEqual(response.statusCode, 413, file: file, line: line)
+        XCTAssertEqual(response.value, Data("too large".utf8), file: file, line: line)
     }
 
     func testAStreamedResponseBeforeTheBodyEndedEndsItsBody() async throws {

@@ -37,22 +37,7 @@ final class CurlSocketsTests: XCTestCase {
     /// drops the old registration).
     func testAWatchFollowsANewFileUnderANumberClosedBehindItsBack() throws {
         let sockets = CurlSockets(queue: DispatchQueue(label: "sockets"))
-        var first: [Int32] = [0, 0], second: [Int32] = [0, 0]
-        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &first), 0)
-        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &second), 0)
-        let number = first[0]
-        sockets.watch(number, read: true, write: false) { _ in }
-        // Closed without `close(_:)`, and the number given to another socket.
-        XCTAssertEqual(dup2(second[0], number), number)
-        _ = Glibc.close(second[0])
-        let readable = expectation(description: "the new socket's bytes are seen")
-        readable.assertForOverFulfill = false
-        sockets.watch(number, read: true, write: false) { _ in readable.fulfill() }
-        XCTAssertEqual(write(second[1], "x", 1), 1)
-        wait(for: [readable], timeout: 5)
-        sockets.close(number)
-        _ = Glibc.close(first[1])
-        _ = Glibc.close(second[1])
+        assertANewSocketUnderAWatchedNumberIsSeen(watchedBy: sockets, thenBy: sockets)
     }
 
     /// The same across transports: libdispatch's registrations are the process's, and one left
@@ -60,19 +45,26 @@ final class CurlSocketsTests: XCTestCase {
     func testAnotherTransportsWatchOfANumberClosedBehindAWatchSeesItsBytes() throws {
         let first = CurlSockets(queue: DispatchQueue(label: "first"))
         let second = CurlSockets(queue: DispatchQueue(label: "second"))
+        assertANewSocketUnderAWatchedNumberIsSeen(watchedBy: first, thenBy: second)
+    }
+
+    /// `before` watches a socket, whose number is then closed without `close(_:)` and given to
+    /// another socket; `after`'s watch of that number must see the new socket's bytes.
+    private func assertANewSocketUnderAWatchedNumberIsSeen(watchedBy before: CurlSockets, thenBy after: CurlSockets,
+                                                          file: StaticString = #filePath, line: UInt = #line) {
         var old: [Int32] = [0, 0], new: [Int32] = [0, 0]
-        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &old), 0)
-        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &new), 0)
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &old), 0, file: file, line: line)
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &new), 0, file: file, line: line)
         let number = old[0]
-        first.watch(number, read: true, write: false) { _ in }
-        XCTAssertEqual(dup2(new[0], number), number)
+        before.watch(number, read: true, write: false) { _ in }
+        XCTAssertEqual(dup2(new[0], number), number, file: file, line: line)
         _ = Glibc.close(new[0])
         let readable = expectation(description: "the new socket's bytes are seen")
         readable.assertForOverFulfill = false
-        second.watch(number, read: true, write: false) { _ in readable.fulfill() }
-        XCTAssertEqual(write(new[1], "x", 1), 1)
+        after.watch(number, read: true, write: false) { _ in readable.fulfill() }
+        XCTAssertEqual(write(new[1], "x", 1), 1, file: file, line: line)
         wait(for: [readable], timeout: 5)
-        second.close(number)
+        after.close(number)
         _ = Glibc.close(old[1])
         _ = Glibc.close(new[1])
     }
