@@ -11,7 +11,7 @@ import FoundationNetworking
 /// task table holds it), so a fire-and-forget request still completes; once nobody holds it
 /// and no task is left, it is freed and invalidates its session, which then releases this
 /// object.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, TransferRegistry, Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let reference: WeakManager
 
     init(manager: URLSessionManager) {
@@ -19,12 +19,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, TransferRegistry,
     }
 
     private var manager: URLSessionManager? { reference.manager }
-
-    /// The registration of a task of the manager's URLSession with its transport: its
-    /// `TaskDelegate`'s, the one entry the manager keeps for the task.
-    func transferRegistration(for task: URLSessionTask) -> TransferRegistration? {
-        manager?.table.delegate(for: task)?.transferRegistration
-    }
 
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
         manager?.urlSession(session, didBecomeInvalidWithError: error)

@@ -46,9 +46,14 @@ extension TaskDelegate {
                 outcome = finishFailedDownload(writer, response: response, error: failure, handler: snapshot.resumeDataHandler, manager: manager)
             }
         }
+        let error = outcome
+        if let task = task as? ManagedDataTask {
+            task.didComplete(ManagedDataTask.Figures(
+                response: response, sent: snapshot.bytesSent, expectedToSend: snapshot.upload.total > 0 ? snapshot.upload.total : knownUploadLength ?? -1,
+                received: snapshot.bytesReceived, expectedToReceive: response?.expectedContentLength ?? -1), error: error)
+        }
         // Before the completion is scheduled, as URLSession reports metrics before completing: a
         // completion handler may read what the metrics override stored.
-        let error = outcome
         manager.override(\.taskDidFinishCollectingMetrics)?(session, task, metrics)
         if !monitors.isEmpty {
             monitors.notify { [task] in $0.task(task, didCompleteWith: response, error: error, metrics: metrics) }

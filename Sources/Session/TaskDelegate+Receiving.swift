@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// Receiving the response and its body: kept in memory, written to the download's file or
 /// handed to a streamed task's consumer; from URLSession on the delegate queue, or from the
-/// libcurl transport (`CurlBodySink`) on its queue.
+/// libcurl transport (`TransferEvents`) on its queue.
 extension TaskDelegate {
     func didReceive(response: URLResponse) {
         guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), !endedAtRedirect else { return }
@@ -111,15 +111,5 @@ extension TaskDelegate {
         state.withLock { $0.download.set(completed: total) }
         deliver(handler: handlers.downloadProgress, direction: .download)
         return total
-    }
-}
-
-extension TaskDelegate: CurlBodySink {
-    func transportDidReceive(_ response: HTTPURLResponse) {
-        didReceive(response: response)
-    }
-
-    func transportDidReceive(_ bytes: UnsafeRawBufferPointer) {
-        _ = didReceive(bytes: bytes)
     }
 }

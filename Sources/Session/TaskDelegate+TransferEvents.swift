@@ -5,10 +5,41 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The events of a libcurl task that URLSession cannot report for a custom protocol, called by
-/// the task's transfer on the transport's queue. They reach the task's handlers, the manager's
-/// overrides and its event monitors as URLSession's own events would.
+/// The events of a task the manager runs on libcurl (`ManagedDataTask`), called by the task's
+/// transfer on the transport's queue. They reach the task's handlers, the manager's overrides
+/// and its event monitors as URLSession's own events would.
 extension TaskDelegate: TransferEvents {
+    func transferDidReceive(_ response: HTTPURLResponse) {
+        guard let manager, let dataTask = task as? URLSessionDataTask else { return }
+        if manager.receive(response, of: dataTask, delegate: self, in: session) == .cancel { task.cancel() }
+    }
+
+    func transferDidReceive(_ bytes: UnsafeRawBufferPointer) {
+        let total = didReceive(bytes: bytes)
+        guard reportsBody, let manager, let dataTask = task as? URLSessionDataTask else { return }
+        manager.report(bytes.count, bytesOf: Data(bytes), total: total, of: dataTask, delegate: self, in: session)
+    }
+
+    func transferDidComplete(with error: (any Error)?) {
+        // A 401 challenge the transport did not answer (no credential, a refused one, Digest)
+        // ends the task as on URLSession's own protocol, where the challenge is cancelled.
+        if error == nil, let response = state.withLock({ $0.response }), Self.isUnansweredChallenge(response) {
+            didRefuseAuthenticationChallenge()
+        }
+        manager?.complete(task, error: error, in: session)
+    }
+
+    /// Whether `response` is a 401 whose first challenge is Basic or Digest: the schemes
+    /// URLSession on Linux makes an authentication challenge of (others reach the response
+    /// serializer as a 401).
+    static func isUnansweredChallenge(_ response: HTTPURLResponse) -> Bool {
+        guard response.statusCode == 401, let header = response.value(forHTTPHeaderField: "WWW-Authenticate") else { return false }
+        let scheme = header.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            .prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: ",") }
+        let lowercased = String(decoding: scheme.map { $0 | 0x20 }, as: UTF8.self)
+        return lowercased == "basic" || lowercased == "digest"
+    }
+
     func transferDidSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         let previous = counts(.upload).completed
         manager?.override(\.taskDidSendBodyData)?(session, task, totalBytesSent - previous, totalBytesSent, totalBytesExpectedToSend)
@@ -16,7 +47,9 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
-        manager?.redirection(of: task, delegate: self, in: session, response: response, to: request)
+        let next = manager?.redirection(of: task, delegate: self, in: session, response: response, to: request)
+        if let next { (task as? ManagedDataTask)?.willSend(next) }
+        return next
     }
 
     func transfer(requestForAttempt attempt: Int, from request: URLRequest) -> URLRequest {
@@ -76,8 +109,7 @@ extension TaskDelegate: TransferEvents {
         let (limits, totalTimeout, clientIdentity, interceptor) = transferSettings
         return TransferOptions(
             limits: limits, isDownload: kind == .download || streamsBody, totalTimeout: totalTimeout, clientIdentity: clientIdentity,
-            interceptor: interceptor, reportsAttempts: !monitors.isEmpty, bodySink: receivesBodyFromTransport ? self : nil,
-            readsThroughWindow: !receivesBodyFromTransport || streamsBody)
+            interceptor: interceptor, reportsAttempts: !monitors.isEmpty, readsThroughWindow: streamsBody)
     }
 
     /// The `realm` parameter of a Basic challenge: a quoted string up to its closing quote

@@ -120,11 +120,13 @@ final class TaskDelegate: @unchecked Sendable {
     let taskStart = Date()
     /// The manager's event monitors when the task was created.
     let monitors: [any EventMonitor]
-    /// Whether the libcurl transport hands this task's response and body straight to it
-    /// (`CurlBodySink`), on the transport's queue: a body kept in memory or written to the
-    /// download's file there, with no override that wants URLSession's response, data or
-    /// written-data callbacks. URLSession then reports the response and the end only.
-    let receivesBodyFromTransport: Bool
+    /// Whether an override takes the body's chunks (`dataTaskDidReceiveData`, or for a
+    /// download `downloadTaskDidWriteData`) from the libcurl transport, as set when the task
+    /// was made: otherwise no chunk is reported (or copied) beyond the task's own use.
+    let reportsBody: Bool
+    /// The manager's own tasks of the task's session, which this one (a `ManagedDataTask`)
+    /// leaves when it completes; `nil` for a task of URLSession's own protocol.
+    let sessionTasks: DispatchGroup?
     let handlers: Handlers
     /// Serial, so that progress reaches the handlers in order and before the completion;
     /// it targets the manager's completion queue, or its processing queue when there is none.
@@ -139,7 +141,7 @@ final class TaskDelegate: @unchecked Sendable {
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
         session: URLSession, manager: URLSessionManager, curlTransport: CurlTransport?, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
         processingQueue: DispatchQueue, limits: ResponseLimits, totalTimeout: TimeInterval?,
-        interceptor: (any RequestInterceptor)?, monitors: [any EventMonitor], receivesBodyFromTransport: Bool
+        interceptor: (any RequestInterceptor)?, monitors: [any EventMonitor], reportsBody: Bool, sessionTasks: DispatchGroup?
     ) {
         self.task = task
         self.kind = kind
@@ -155,7 +157,8 @@ final class TaskDelegate: @unchecked Sendable {
         hasCompletionQueue = completionQueue != nil
         self.completionGroup = completionGroup
         self.monitors = monitors
-        self.receivesBodyFromTransport = receivesBodyFromTransport
+        self.reportsBody = reportsBody
+        self.sessionTasks = sessionTasks
         state = Locked(State(writer: writer, limits: limits, totalTimeout: totalTimeout, interceptor: interceptor))
         state.withLock { $0.download.completed = writer?.resumeOffset ?? 0 }
     }
@@ -165,9 +168,20 @@ final class TaskDelegate: @unchecked Sendable {
     /// Whether the task is carried by the manager's `CurlTransport`.
     var isCarriedByLibcurl: Bool { curlTransport != nil }
 
-    /// The task's registration with its transport, for its transfer when it starts.
-    var transferRegistration: TransferRegistration? {
-        curlTransport.map { TransferRegistration(transport: $0, events: self, options: transferOptions) }
+    /// The transfer that carries the task on its libcurl transport, with what the task asks
+    /// of it now; `nil` for a task of URLSession's own protocol.
+    func makeTransfer() -> CurlTransfer? {
+        guard let curlTransport, let request = task.originalRequest else { return nil }
+        return CurlTransfer(request: request, registration: TransferRegistration(transport: curlTransport, events: self, options: transferOptions))
+    }
+
+    /// The response and byte counts a `ManagedDataTask` shows while it runs.
+    var taskProgress: ManagedDataTask.Figures {
+        state.withLock { state in
+            ManagedDataTask.Figures(
+                response: state.response, sent: state.bytesSent, expectedToSend: state.upload.total > 0 ? state.upload.total : knownUploadLength ?? -1,
+                received: state.bytesReceived, expectedToReceive: state.response?.expectedContentLength ?? -1)
+        }
     }
 
     // MARK: Events, on the delegate queue

@@ -11,18 +11,25 @@ extension URLSessionManager {
     /// `SessionError.sessionInvalidated`; with it, the next task gets a new session.
     /// AFNetworking: `invalidateSessionCancelingTasks:resetSession:`.
     public func invalidateSession(cancelingTasks: Bool, resetSession: Bool = false) {
-        let session: URLSession? = creation.withLock { state in
+        let (session, managedTasks): (URLSession?, DispatchGroup) = creation.withLock { state in
             let session = state.session
             // Without a reset the invalidated session stays readable, as in AFNetworking.
             if resetSession { state.session = nil }
             state.acceptsTasks = resetSession
-            return session
+            return (session, state.managedTasks)
         }
         removeUnresumedPartialFiles()
         guard let session else { return }
+        guard cancelingTasks else {
+            // URLSession waits for its own tasks; the manager's own are waited for first.
+            let invalidated = UncheckedSession(session: session)
+            return managedTasks.notify(queue: .global()) { invalidated.session.finishTasksAndInvalidate() }
+        }
+        let delegates = table.all.filter { $0.session === session }
         // URLSession's own protocol cancels a task only once a read of its body returned.
-        if cancelingTasks { table.all.forEach { $0.bodyStream?.release(cancelling: true) } }
-        if cancelingTasks { session.invalidateAndCancel() } else { session.finishTasksAndInvalidate() }
+        delegates.forEach { $0.bodyStream?.release(cancelling: true) }
+        for delegate in delegates where delegate.task is ManagedDataTask { delegate.task.cancel() }
+        session.invalidateAndCancel()
     }
 
     /// Keeps the partial file that `resumeData` (from a failed download's error) names beyond
@@ -53,4 +60,11 @@ extension URLSessionManager {
             try? FileManager.default.removeItem(at: file)
         }
     }
+}
+
+/// A session handed to the queue that invalidates it once the manager's own tasks completed.
+private struct UncheckedSession: @unchecked Sendable {
+    // @unchecked: URLSession is thread-safe (its state lives on its own work queue), but not
+    // marked Sendable on Linux.
+    let session: URLSession
 }

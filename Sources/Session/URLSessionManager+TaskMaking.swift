@@ -24,11 +24,11 @@ extension URLSessionManager {
                      handlers: .init(downloadProgress: progress, completion: completion, destination: destination, downloadOptions: options))
     }
 
-    /// Creates the task from the prepared request (a data task, or for `uploadFile` on
-    /// URLSession's own protocol an upload task; on libcurl the file becomes a body stream with
-    /// its length, since a custom protocol never sees the body of an upload task) and registers its delegate under the manager's
-    /// lock, so that no task is ever created on an invalidated session (URLSession on Linux
-    /// kills the process).
+    /// Creates the task from the prepared request and registers its delegate under the
+    /// manager's lock, so that no task is ever created on an invalidated session (URLSession on
+    /// Linux kills the process). On libcurl the task is the manager's own (`ManagedDataTask`,
+    /// an upload's file a body stream with its length); on URLSession's own protocol a data
+    /// task, or for `uploadFile` an upload task, of the session.
     func makeTask(
         kind: TaskDelegate.Kind, request: URLRequest, uploadFile: URL? = nil, credential: URLCredential?,
         serializer: (any URLResponseSerialization)? = nil, writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers
@@ -66,10 +66,14 @@ extension URLSessionManager {
             if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
             let (prepared, bodyStream) = Self.prepared(
                 request, carriedBy: curlTransport, configurationTimeout: sessionConfiguration.timeoutIntervalForRequest)
-            let task = if let uploadFile, curlTransport == nil {
-                session.uploadTask(with: prepared, fromFile: uploadFile)
+            let task: URLSessionTask
+            if curlTransport != nil {
+                state.taskCount += 1
+                task = ManagedDataTask(identifier: state.taskCount, request: prepared)
+            } else if let uploadFile {
+                task = session.uploadTask(with: prepared, fromFile: uploadFile)
             } else {
-                session.dataTask(with: prepared)
+                task = session.dataTask(with: prepared)
             }
             let delegate = TaskDelegate(
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
@@ -78,11 +82,14 @@ extension URLSessionManager {
                 completionGroup: configuration.completionGroup, processingQueue: processingQueue,
                 limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
                 interceptor: curlTransport == nil ? nil : state.interceptor, monitors: configuration.eventMonitors,
-                receivesBodyFromTransport: curlTransport != nil && overridesState.withLock {
-                    $0.dataTaskDidReceiveResponse == nil
-                        && (kind == .download ? $0.downloadTaskDidWriteData == nil : $0.dataTaskDidReceiveData == nil)
-                })
+                reportsBody: curlTransport != nil && overridesState.withLock {
+                    kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil
+                }, sessionTasks: curlTransport == nil ? nil : state.managedTasks)
             delegate.requestCarriesJarCookies = carriesJarCookies
+            if let task = task as? ManagedDataTask {
+                task.attach(delegate)
+                state.managedTasks.enter()
+            }
             table.insert(delegate, keepingAlive: self)
             if !delegate.monitors.isEmpty { delegate.monitors.notify { [request] in $0.taskCreated(task, request: request) } }
             return task
@@ -113,13 +120,15 @@ extension URLSessionManager {
         return request
     }
 
-    /// A new session, with the libcurl protocol registered when `carryingLibcurl`.
-    func makeSession(_ state: inout Creation, carryingLibcurl: Bool) -> URLSession {
-        let configuration = carriedConfiguration.copy() as? URLSessionConfiguration ?? carriedConfiguration
-        if carryingLibcurl { configuration.protocolClasses = [CurlURLProtocol.self] + (configuration.protocolClasses ?? []) }
-        let session = URLSession(configuration: configuration, delegate: SessionDelegate(manager: self), delegateQueue: operationQueue)
+    /// A new session, which carries the tasks of URLSession's own protocol; the manager's own
+    /// tasks (`ManagedDataTask`) are counted as its tasks for its invalidation.
+    func makeSession(_ state: inout Creation) -> URLSession {
+        // The bridge loads OpenSSL before URLSession initializes libcurl, so that OpenSSL is
+        // initialized without its clean-up at exit (`afn_openssl_load`).
+        if transport != .urlSession { _ = CurlTransport.unavailable }
+        let session = URLSession(configuration: carriedConfiguration, delegate: SessionDelegate(manager: self), delegateQueue: operationQueue)
         state.session = session
-        state.sessionCarriesLibcurl = carryingLibcurl
+        state.managedTasks = DispatchGroup()
         state.curlTransport = nil
         return session
     }
@@ -127,15 +136,8 @@ extension URLSessionManager {
     /// The session for the next task and, when libcurl carries it, the transport for the
     /// policy. Throws when the policy needs libcurl and it cannot be had.
     private func currentCarrier(_ state: inout Creation) throws -> (session: URLSession, transport: CurlTransport?) {
-        let carriesLibcurl = carriesLibcurl(state)
-        let session: URLSession
-        if let current = state.session, state.sessionCarriesLibcurl == carriesLibcurl {
-            session = current
-        } else {
-            state.session?.finishTasksAndInvalidate()
-            session = makeSession(&state, carryingLibcurl: carriesLibcurl)
-        }
-        guard carriesLibcurl else { return (session, nil) }
+        let session = state.session ?? makeSession(&state)
+        guard carriesLibcurl(state) else { return (session, nil) }
         if let curlTransport = state.curlTransport { return (session, curlTransport) }
         do {
             let curlTransport = try CurlTransport(

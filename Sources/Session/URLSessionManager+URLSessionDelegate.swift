@@ -11,9 +11,10 @@ extension URLSessionManager: URLSessionDataDelegate {
     /// posts `Notification.Name.sessionDidInvalidate` after the override closure. URLSession on
     /// Linux forgets its delegate right after this call, and a task whose cancellation had not
     /// reached the delegate yet would otherwise never complete; a completion URLSession still
-    /// delivers afterwards finds the task gone from the table and is ignored.
+    /// delivers afterwards finds the task gone from the table and is ignored. The manager's own
+    /// tasks end by themselves (cancelled, or finished before the session was invalidated).
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
-        for delegate in table.all where delegate.session === session {
+        for delegate in table.all where delegate.session === session && !(delegate.task is ManagedDataTask) {
             let url = delegate.task.originalRequest?.url
             urlSession(session, task: delegate.task, didCompleteWithError: URLError(
                 .cancelled, userInfo: url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]))
@@ -165,7 +166,13 @@ extension URLSessionManager: URLSessionDataDelegate {
 
     /// Removes the task from the table and completes it exactly once.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        complete(task, error: error, in: session)
+    }
+
+    /// Completes `task` with `error` exactly once (the first call; later ones find no entry).
+    func complete(_ task: URLSessionTask, error: (any Error)?, in session: URLSession) {
         guard let delegate = table.remove(task) else { return }
+        defer { delegate.sessionTasks?.leave() }
         guard let outcome = delegate.complete(error: error, manager: self) else { return }
         override(\.taskDidComplete)?(session, task, outcome.error)
     }
@@ -176,34 +183,48 @@ extension URLSessionManager: URLSessionDataDelegate {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let delegate = table.delegate(for: dataTask)
-        // A redirect the task failed at is not its response.
-        if delegate?.endedAtRedirect == true { return completionHandler(.cancel) }
-        if let response = response as? HTTPURLResponse { storeCookies(of: response, delegate: delegate) }
-        let disposition = override(\.dataTaskDidReceiveResponse)?(session, dataTask, response) ?? .allow
-        guard let delegate else {
-            completionHandler(disposition)
-            return
-        }
-        // A task that takes its response from the transport already has it (and a body after it).
-        if !delegate.receivesBodyFromTransport { delegate.didReceive(response: response) }
+        let disposition = receive(response, of: dataTask, delegate: table.delegate(for: dataTask), in: session)
         completionHandler(disposition)
         if disposition == .cancel { dataTask.cancel() }
+    }
+
+    /// What the manager does with a task's final `response`, from either transport: kept on
+    /// `delegate` (unless the task failed at the redirect it is), its cookies stored (URLSession's
+    /// own protocol), the overrides told. Returns whether the task goes on.
+    func receive(
+        _ response: URLResponse, of task: URLSessionDataTask, delegate: TaskDelegate?, in session: URLSession
+    ) -> URLSession.ResponseDisposition {
+        // A redirect the task failed at is not its response.
+        if delegate?.endedAtRedirect == true { return .cancel }
+        if let response = response as? HTTPURLResponse { storeCookies(of: response, delegate: delegate) }
+        let disposition = override(\.dataTaskDidReceiveResponse)?(session, task, response) ?? .allow
+        guard let delegate else { return disposition }
+        delegate.didReceive(response: response)
         if delegate.kind == .download, let writer = response as? HTTPURLResponse,
            ContentRange.start(of: writer).map({ $0 > 0 }) ?? false {
             let counts = delegate.counts(.download)
-            override(\.downloadTaskDidResume)?(session, dataTask, counts.completed, counts.total)
+            override(\.downloadTaskDidResume)?(session, task, counts.completed, counts.total)
         }
+        return disposition
     }
 
     /// Accumulates the body, or writes it to the download's file.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let delegate = table.delegate(for: dataTask) else { return }
         let total = delegate.didReceive(data: data)
+        report(data.count, bytesOf: data, total: total, of: dataTask, delegate: delegate, in: session)
+    }
+
+    /// Tells the overrides of `count` body bytes of `task` (`data`, made only when an override
+    /// takes it), `total` received so far.
+    func report(
+        _ count: Int, bytesOf data: @autoclosure () -> Data, total: Int64, of task: URLSessionDataTask, delegate: TaskDelegate,
+        in session: URLSession
+    ) {
         if delegate.kind == .download {
-            override(\.downloadTaskDidWriteData)?(session, dataTask, Int64(data.count), total, delegate.counts(.download).total)
-        } else {
-            override(\.dataTaskDidReceiveData)?(session, dataTask, data)
+            override(\.downloadTaskDidWriteData)?(session, task, Int64(count), total, delegate.counts(.download).total)
+        } else if let override = override(\.dataTaskDidReceiveData) {
+            override(session, task, data())
         }
     }
 }

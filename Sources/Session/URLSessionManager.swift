@@ -42,9 +42,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// callback must not wait behind a thread creating a task.
     struct Creation {
         var session: URLSession?
-        /// Whether `session` was made with the libcurl protocol registered: then libcurl
-        /// carries every task of it. A session's protocols are fixed at its creation.
-        var sessionCarriesLibcurl = false
+        /// The manager's own tasks of `session` that have not completed: entered when one is
+        /// made, left when it completes; the session is invalidated after them.
+        var managedTasks = DispatchGroup()
+        /// The manager's own tasks made so far: the next one's `taskIdentifier` follows.
+        var taskCount = 0
         var acceptsTasks = true
         var securityPolicy = SecurityPolicy.default
         /// Carries the tasks on libcurl; made on first use, replaced with the policy or the
@@ -139,7 +141,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// The session; a new one is made on first use and after a reset. After an invalidation
     /// without reset it is the invalidated session.
     public var session: URLSession {
-        creation.withLock { state in state.session ?? makeSession(&state, carryingLibcurl: carriesLibcurl(state)) }
+        creation.withLock { state in state.session ?? makeSession(&state) }
     }
 
     /// Serializes the responses of tasks created from now on. Default `JSONResponseSerializer()`.
@@ -177,9 +179,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// Sets `securityPolicy` for tasks created from now on. `HTTPSessionManager` throws
     /// `SessionError.pinningRequiresHTTPS` for a pinning policy without an https `baseURL`. On
-    /// the `.urlSession` transport, a change between a policy that needs enforcement and one
-    /// that does not moves the next task to a new session (the old one finishes its tasks and
-    /// is invalidated), because only libcurl can enforce a policy.
+    /// the `.urlSession` transport, a policy that needs enforcement moves the next tasks to
+    /// libcurl, because only libcurl can enforce a policy.
     open func setSecurityPolicy(_ policy: SecurityPolicy) throws {
         setTransportSetting(\.securityPolicy, to: policy)
     }

@@ -10,7 +10,7 @@ import XCTest
 
 /// A task's side of its libcurl transfer, driven without a server: the transfer's events, in
 /// the order the transport sends them, reach the handlers in order, the metrics carry each
-/// hop, and the task completes once whatever URLSession reports after.
+/// hop, and the task completes once whatever is reported after.
 final class TaskDelegateTransferEventsTests: XCTestCase {
     private let url = URL(string: "http://127.0.0.1:9/items")!
 
@@ -37,20 +37,24 @@ final class TaskDelegateTransferEventsTests: XCTestCase {
                 completed.fulfill()
             })
         let delegate = try XCTUnwrap(manager.table.delegate(for: task))
-        let registration = try XCTUnwrap(delegate.transferRegistration)
-        XCTAssertTrue(registration.events === delegate)
-        XCTAssertTrue(registration.options.bodySink === delegate)
+        let transfer = try XCTUnwrap(delegate.makeTransfer())
+        XCTAssertTrue(transfer.events === delegate)
 
         delegate.transferDidSendBodyData(totalBytesSent: 3, totalBytesExpectedToSend: 3)
         let response = try XCTUnwrap(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "4"]))
-        delegate.transportDidReceive(response)
-        Data("body".utf8).withUnsafeBytes { delegate.transportDidReceive($0) }
+        delegate.transferDidReceive(response)
+        Data("body".utf8).withUnsafeBytes { delegate.transferDidReceive($0) }
         var transaction = CurlTransactionInfo().metrics(url: url, fetchStart: Date(), requestEnd: nil, tls: nil)
         transaction.attempt = 1
         delegate.transferDidFinish(transaction)
-        manager.urlSession(delegate.session, task: task, didCompleteWithError: nil)
-        manager.urlSession(delegate.session, task: task, didCompleteWithError: URLError(.cancelled))
+        delegate.transferDidComplete(with: nil)
+        delegate.transferDidComplete(with: URLError(.cancelled))
         wait(for: [completed], timeout: 5)
+        XCTAssertEqual(task.state, .completed)
+        XCTAssertNil(task.error)
+        XCTAssertEqual(task.countOfBytesReceived, 4)
+        XCTAssertEqual(task.countOfBytesSent, 3)
+        XCTAssertEqual((task.response as? HTTPURLResponse)?.statusCode, 200)
 
         XCTAssertEqual(log.withLock { $0 }, ["upload 3/3", "download 4/4", "completion 200 body true"])
         XCTAssertEqual(metrics.withLock { $0 }?.transactionMetrics.map(\.url), [url])
@@ -68,7 +72,7 @@ final class TaskDelegateTransferEventsTests: XCTestCase {
         }
         let delegate = try XCTUnwrap(manager.table.delegate(for: task))
         delegate.transfer(exceeded: .bodySize(10), declaredLength: 20, response: nil)
-        manager.urlSession(delegate.session, task: task, didCompleteWithError: URLError(.cancelled))
+        delegate.transferDidComplete(with: URLError(.cancelled))
         wait(for: [completed], timeout: 5)
         guard case .responseLimitExceeded(let limit, let declared, _) = failure.withLock({ $0 }) as? SessionError else {
             return XCTFail("\(String(describing: failure.withLock { $0 }))")
@@ -77,25 +81,41 @@ final class TaskDelegateTransferEventsTests: XCTestCase {
         XCTAssertEqual(declared, 20)
     }
 
-    func testTheRegistrationSnapshotsWhatTheTaskAsksWhenItStarts() throws {
+    func testTheTransferSnapshotsWhatTheTaskAsksWhenItStarts() throws {
         let manager = manager()
         let task = try manager.dataTask(with: URLRequest(url: url)) { _, _, _ in }
         let delegate = try XCTUnwrap(manager.table.delegate(for: task))
-        let before = try XCTUnwrap(delegate.transferRegistration)
+        let before = try XCTUnwrap(delegate.makeTransfer())
         delegate.totalTimeout = 7
         XCTAssertNotEqual(before.options.totalTimeout, 7)
-        XCTAssertEqual(delegate.transferRegistration?.options.totalTimeout, 7)
+        XCTAssertEqual(delegate.makeTransfer()?.options.totalTimeout, 7)
         XCTAssertFalse(before.options.isDownload)
         XCTAssertNil(before.options.interceptor)
     }
 
-    func testTheSessionsDelegateFindsTheRegistrationOfItsManagersTasksOnly() throws {
-        let manager = manager()
-        let task = try manager.dataTask(with: URLRequest(url: url)) { _, _, _ in }
-        let registry = try XCTUnwrap(task.delegate as? any TransferRegistry)
-        XCTAssertNotNil(registry.transferRegistration(for: task))
-        let other = URLSession(configuration: .ephemeral).dataTask(with: url)
-        XCTAssertNil(registry.transferRegistration(for: other))
+    func testAnUnansweredBasicOrDigestChallengeFailsTheTaskWithAuthenticationRequired() throws {
+        for (header, required) in [("Basic realm=\"a\"", true), ("  digest realm=\"a\", nonce=\"n\"", true), ("Bearer", false),
+                                   ("Basically", false), ("", false)] {
+            let manager = manager()
+            let failure = Locked<(any Error)?>(nil)
+            let completed = expectation(description: "completed")
+            let task = try manager.dataTask(with: URLRequest(url: url)) { _, _, error in
+                failure.withLock { $0 = error }
+                completed.fulfill()
+            }
+            let delegate = try XCTUnwrap(manager.table.delegate(for: task))
+            delegate.transferDidReceive(try XCTUnwrap(HTTPURLResponse(
+                url: url, statusCode: 401, httpVersion: "HTTP/1.1", headerFields: ["WWW-Authenticate": header])))
+            delegate.transferDidComplete(with: nil)
+            wait(for: [completed], timeout: 5)
+            let error = failure.withLock { $0 }
+            if required {
+                guard case .authenticationRequired(let response)? = error as? SessionError else { return XCTFail("\(header): \(String(describing: error))") }
+                XCTAssertEqual(response?.statusCode, 401)
+            } else {
+                XCTAssertEqual((error as? ResponseSerializationError)?.reason, .unacceptableStatusCode(401), header)
+            }
+        }
     }
 
     /// The realm of a Basic challenge ends at its closing quote, also when a combining mark

@@ -144,7 +144,7 @@ extension CurlTransfer {
         case .discarded:
             return bytes.count
         case .client:
-            guard !options.readsThroughWindow || window.admit(bytes.count) else {
+            guard !isSuspended, !options.readsThroughWindow || window.admit(bytes.count) else {
                 isReceivePaused = true
                 return CurlSocket.writeFunctionPause
             }

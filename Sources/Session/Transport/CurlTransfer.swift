@@ -5,16 +5,15 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One task of a `CurlURLProtocol` on libcurl: its lifecycle is a `TransferStateMachine`, whose
-/// actions this class carries out: each hop an easy handle (`CurlTransfer+Handle`), its
-/// request body sent (`+Sending`), its response read (`+Receiving`), the server's chain
-/// checked in the handshake (`+TLS`), and the interceptors asked between attempts
-/// (`+Attempts`). Lives on its transport's queue; its calls to the client go to URLSession's
-/// work queue through the transport (`tellClient`).
-final class CurlTransfer: @unchecked Sendable {
-    // @unchecked: every field is touched only on the transport's queue (made in startLoading on
-    // URLSession's work queue, then handed over; libcurl callbacks run inside the transport's
-    // calls there).
+/// One task's transfer on libcurl: its lifecycle is a `TransferStateMachine`, whose actions this
+/// class carries out: each hop an easy handle (`CurlTransfer+Handle`), its request body sent
+/// (`+Sending`), its response read (`+Receiving`), the server's chain checked in the handshake
+/// (`+TLS`), and the interceptors asked between attempts (`+Attempts`). Lives on its
+/// transport's queue, where it tells the task (`TransferEvents`) everything, in order.
+package final class CurlTransfer: @unchecked Sendable {
+    // @unchecked: every field is touched only on the transport's queue (made by the task's
+    // `resume`, then handed over by `CurlTransport.start`; libcurl callbacks run inside the
+    // transport's calls there).
 
     typealias StateMachine = TransferStateMachine<URLRequest, HTTPURLResponse, URLError, PendingWork>
 
@@ -40,7 +39,7 @@ final class CurlTransfer: @unchecked Sendable {
         case stream(InputStream, consumed: Bool)
     }
 
-    let transport: CurlTransport
+    package let transport: CurlTransport
     /// The task's side of the transfer (its `TaskDelegate`), and what it asked when it started.
     private(set) weak var events: (any TransferEvents)?
     let options: TransferOptions
@@ -49,13 +48,15 @@ final class CurlTransfer: @unchecked Sendable {
     /// The connect, idle and total timeouts; the total counts from `transferStart`.
     let timeouts: TransferTimeouts
     let transferStart = DispatchTime.now()
-    /// The request URLSession started the task with: each attempt starts from it.
+    /// The request the task started with: each attempt starts from it.
     let originalRequest: URLRequest
     /// The current hop's request, and its body.
     var request: URLRequest
     var body: Body = .none
-    /// URLSession's protocol, told of the response, the body and the end; released at the end.
-    var urlProtocol: CurlURLProtocol?
+    /// Whether the task was told the end (or cancelled the transfer): it hears nothing more.
+    var isEnded = false
+    /// The task suspended the transfer (`suspend`).
+    var isSuspended = false
     var machine: StateMachine
     /// What the current hop has learnt; made fresh by each hop.
     var hop = CurlHop(proxy: nil, serverName: nil, totalMilliseconds: 0)
@@ -97,10 +98,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// share of URLSession's speed within the noise (0.82-0.93, against 0.83-0.93).
     var receiveBufferSize: Int { options.isDownload ? 128 * 1024 : 64 * 1024 }
 
-    init(request: URLRequest, urlProtocol: CurlURLProtocol, registration: TransferRegistration) {
+    /// A transfer of `request` for the task `registration` describes; `CurlTransport.start`
+    /// starts it.
+    package init(request: URLRequest, registration: TransferRegistration) {
         self.request = request
         originalRequest = request
-        self.urlProtocol = urlProtocol
         transport = registration.transport
         events = registration.events
         options = registration.options
@@ -175,9 +177,24 @@ final class CurlTransfer: @unchecked Sendable {
             failure: failure, closedInHead: TransferErrorMapping.connectionClosedInHead(url: request.url), canContinue: canContinue))
     }
 
-    /// The task was cancelled: stop without calling the client again, nor the interceptors.
-    func cancel() {
+    /// The task was cancelled: stop without asking the interceptors, and end the task with
+    /// `error` unless it had ended.
+    func cancel(with error: any Error) {
         perform(machine.cancelled())
+        end(with: error)
+    }
+
+    /// The task suspended: the body is read no further until it resumes (its next chunk pauses
+    /// reading, as a full receive window does).
+    func suspend() {
+        isSuspended = true
+    }
+
+    /// The task resumed after `suspend`.
+    func resumeAfterSuspension() {
+        guard isSuspended else { return }
+        isSuspended = false
+        if isReceivePaused { resumeReading() }
     }
 
     // MARK: Actions
@@ -205,9 +222,9 @@ final class CurlTransfer: @unchecked Sendable {
                 perform(machine.retryTimerFired())
             }))
         case .finish:
-            tellClient(ending: true) { $1.urlProtocolDidFinishLoading($0) }
+            end(with: nil)
         case .fail(let error):
-            tellClient(ending: true) { $1.urlProtocol($0, didFailWithError: error) }
+            end(with: error)
         case .conclude(let outcome):
             conclude(outcome)
         case .stop(let pending):
@@ -216,7 +233,6 @@ final class CurlTransfer: @unchecked Sendable {
             stubPlayback = nil
             if let easy { transport.remove(easy) }
             releaseHandle()
-            urlProtocol = nil
         }
     }
 
@@ -233,42 +249,27 @@ final class CurlTransfer: @unchecked Sendable {
             if !held.body.isEmpty { held.body.withUnsafeBytes { deliver($0) } }
             if outcome.failure == nil {
                 if let heldTrailers { events?.transfer(receivedTrailers: heldTrailers) }
-                tellClient(ending: true) { $1.urlProtocolDidFinishLoading($0) }
+                end(with: nil)
             }
         }
-        if let error = outcome.failure { tellClient(ending: true) { $1.urlProtocol($0, didFailWithError: error) } }
+        if let error = outcome.failure { end(with: error) }
     }
 
-    /// Hands the final response to the task's body sink, if it has one, and to URLSession.
+    /// Hands the final response to the task.
     func deliver(_ response: HTTPURLResponse) {
-        options.bodySink?.transportDidReceive(response)
-        tellClient { $1.urlProtocol($0, didReceive: response, cacheStoragePolicy: .notAllowed) }
+        if !isEnded { events?.transferDidReceive(response) }
     }
 
-    /// Hands body bytes to the task's body sink, or else to URLSession (which needs a `Data`
-    /// of its own, as the bytes outlive the call).
+    /// Hands body bytes to the task, which copies what it keeps during the call.
     func deliver(_ bytes: UnsafeRawBufferPointer) {
-        if let bodySink = options.bodySink {
-            bodySink.transportDidReceive(bytes)
-        } else {
-            let data = Data(bytes)
-            tellClient { $1.urlProtocol($0, didLoad: data) }
-        }
+        if !isEnded { events?.transferDidReceive(bytes) }
     }
 
-    /// Posts a call to URLSession's client of the protocol (`CurlTransport.callClient`), which
-    /// runs unless `stopLoading` ran first; `ending`: the call ends the task, and the transfer
-    /// lets go of the protocol.
-    private func tellClient(ending: Bool = false, _ call: @escaping @Sendable (CurlURLProtocol, any URLProtocolClient) -> Void) {
-        guard let urlProtocol else { return }
-        if ending { self.urlProtocol = nil }
-        let reference = ProtocolReference(urlProtocol: urlProtocol)
-        transport.callClient {
-            let urlProtocol = reference.urlProtocol
-            guard urlProtocol.isLoading, let client = urlProtocol.client else { return }
-            if ending { urlProtocol.isLoading = false }
-            call(urlProtocol, client)
-        }
+    /// Tells the task the end (`error`, or `nil` for success), once.
+    private func end(with error: (any Error)?) {
+        guard !isEnded else { return }
+        isEnded = true
+        events?.transferDidComplete(with: error)
     }
 
     /// The error a hop that ended with libcurl's `curlCode` fails with.
@@ -295,11 +296,5 @@ final class CurlTransfer: @unchecked Sendable {
     /// The transfer behind a libcurl callback's context pointer.
     static func transfer(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
         Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-    }
-
-    /// The protocol carried to URLSession's work queue, the only place it is used from there.
-    private struct ProtocolReference: @unchecked Sendable {
-        // @unchecked: URLProtocol is not Sendable; the reference is only read on the work queue.
-        let urlProtocol: CurlURLProtocol
     }
 }

@@ -1,6 +1,5 @@
 import AFLocking
 import AFSecurity
-import DispatchBridge
 import LibcurlBridge
 import Foundation
 #if canImport(FoundationNetworking)
@@ -12,16 +11,13 @@ import Glibc
 
 /// One libcurl multi handle driven by dispatch sources: a read or write source per socket
 /// and one timer, no thread per request. Every libcurl call and every transfer's state live on
-/// the transport's own serial queue, beside URLSession's work queue rather than on it: socket
-/// reads and writes, header parsing and the transfers' rules run on one core while URLSession's
-/// task layer runs on the other. Only the calls into URLSession's client of the protocol go to
-/// its work queue (a custom protocol may call its client only there), posted in order without
-/// waiting (`callClient`); `startLoading` and `stopLoading` post to the transport's queue.
+/// the transport's own serial queue, where the transfers also tell their tasks what happened
+/// (`TransferEvents`): no other queue stands between the socket and the task. A task's
+/// `resume` and `cancel` post to the transport's queue (`start`, `cancel`).
 package final class CurlTransport: @unchecked Sendable {
     // @unchecked: `transfers`, `idleHandles`, the timers and their deadlines, `timeoutIsDue`,
-    // `clientCalls`, `endedResponses`, and `multi` while the transport lives, are touched only
-    // on `queue` (`assertOnQueue` checks it in debug builds);
-    // `workQueue` is a `Locked`, set by the first `startLoading`; `sockets` synchronizes itself.
+    // `endedResponses`, and `multi` while the transport lives, are touched only on `queue`
+    // (`assertOnQueue` checks it in debug builds); `sockets` synchronizes itself.
 
     /// The policy every HTTPS connection of this transport is checked against.
     let policy: SecurityPolicy
@@ -38,9 +34,6 @@ package final class CurlTransport: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let sockets: CurlSockets
     private let queue = DispatchQueue(label: "AFNetworking.curl-transport")
-    /// The queue `startLoading` runs on, which targets URLSession's serial work queue: where
-    /// the transfers call the client.
-    private let workQueue = Locked<WorkQueue?>(nil)
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// libcurl's timer (`CURLMOPT_TIMERFUNCTION`): one source, re-armed at each deadline libcurl
     /// gives. A source made per call (2.5 a request with the idle timers) woke libdispatch's
@@ -48,8 +41,6 @@ package final class CurlTransport: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     /// When `timer` fires, or `nil` when it is not armed.
     private var timerDeadline: DispatchTime?
-    /// The client calls of the event being handled, posted together by `settle`.
-    private var clientCalls: [@Sendable () -> Void] = []
     /// libcurl asked for its timeouts to run at once (0 ms): they run when the libcurl call
     /// that asked has returned (`settle`), never inside libcurl's callback, and without a timer.
     private var timeoutIsDue = false
@@ -115,27 +106,8 @@ package final class CurlTransport: @unchecked Sendable {
         // through `sockets`, which the closure keeps until libcurl has closed them all. The
         // thread that dropped the last reference (a delegate queue, a dispatch worker) never
         // runs libcurl's or OpenSSL's teardown itself.
-        let remains = Remains(multi: multi, idleHandles: idleHandles, sockets: sockets, workQueue: workQueue.withLock { $0 })
+        let remains = Remains(multi: multi, idleHandles: idleHandles, sockets: sockets)
         queue.async { remains.release() }
-    }
-
-    /// Calls URLSession's client of a protocol (`body`) on the work queue, after every call
-    /// made before it, without waiting; from the transport's queue. The calls an event makes
-    /// (a small response and its end, several transfers' ends) go in one block when the event
-    /// has been handled (`settle`): one wake of the work queue's thread, not one per call.
-    func callClient(_ body: @escaping @Sendable () -> Void) {
-        assertOnQueue()
-        clientCalls.append(body)
-    }
-
-    private func postClientCalls() {
-        guard !clientCalls.isEmpty, let queue = workQueue.withLock({ $0 }) else { return }
-        let calls = clientCalls
-        clientCalls = []
-        let box = Unmanaged.passRetained(WorkBox { calls.forEach { $0() } })
-        afn_dispatch_async(queue.pointer, box.toOpaque()) { context in
-            Unmanaged<WorkBox>.fromOpaque(context!).takeRetainedValue().body()
-        }
     }
 
     /// The socket bookkeeping libcurl's close-socket callback needs, for `CurlTransfer`.
@@ -143,17 +115,20 @@ package final class CurlTransport: @unchecked Sendable {
 
     // MARK: Transfers, on the transport's queue
 
-    /// Starts `transfer`; called from `startLoading`, on URLSession's work queue.
-    func start(_ transfer: CurlTransfer) {
-        workQueue.withLock { queue in
-            if queue == nil { queue = WorkQueue(pointer: afn_dispatch_current_queue()) }
-        }
+    /// Starts `transfer`; from any thread, without waiting.
+    package func start(_ transfer: CurlTransfer) {
         async { transfer.start() }
     }
 
-    /// Stops `transfer`; called from `stopLoading`, on URLSession's work queue.
-    func stop(_ transfer: CurlTransfer) {
-        async { transfer.cancel() }
+    /// Stops `transfer` and ends its task with `error` (a cancellation) unless it had ended;
+    /// from any thread, without waiting.
+    package func cancel(_ transfer: CurlTransfer, with error: any Error & Sendable) {
+        async { transfer.cancel(with: error) }
+    }
+
+    /// Suspends or resumes reading the response of `transfer` for its task; from any thread.
+    package func setSuspended(_ suspended: Bool, _ transfer: CurlTransfer) {
+        async { suspended ? transfer.suspend() : transfer.resumeAfterSuspension() }
     }
 
     /// Adds the next request (redirect or authentication) of a running transfer.
@@ -256,7 +231,7 @@ package final class CurlTransport: @unchecked Sendable {
 
     /// Ends every event and call on the transport's queue: hands finished transfers their
     /// results, runs the timeouts libcurl asked to run at once (a few rounds here, then from the
-    /// timer), and posts the client calls all this made.
+    /// timer).
     private func settle() {
         finishDoneTransfers()
         for _ in 0..<4 where timeoutIsDue {
@@ -275,7 +250,6 @@ package final class CurlTransport: @unchecked Sendable {
             timeoutIsDue = false
             arm(deadline: .now())
         }
-        postClientCalls()
     }
 
     private func finishDoneTransfers() {
@@ -364,31 +338,17 @@ package final class CurlTransport: @unchecked Sendable {
     }
 }
 
-/// The queue `startLoading` ran on (it targets URLSession's work queue), retained
-/// (`afn_dispatch_current_queue`) until `Remains` releases it.
-private struct WorkQueue: @unchecked Sendable {
-    // @unchecked: a libdispatch queue may be used from any thread.
-    let pointer: UnsafeMutableRawPointer
-}
-
 /// What a transport leaves to be released after its deinit: the multi handle with its idle
-/// connections, the socket watches libcurl closes them through, and the retained work queue.
+/// connections, and the socket watches libcurl closes them through.
 private struct Remains: @unchecked Sendable {
     // @unchecked: handed from the deinit to the transport's queue, then used there alone.
     let multi: UnsafeMutableRawPointer
     let idleHandles: [UnsafeMutableRawPointer]
     let sockets: CurlSockets
-    let workQueue: WorkQueue?
 
     func release() {
         idleHandles.forEach(afn_easy_cleanup)
         afn_multi_cleanup(multi)
         withExtendedLifetime(sockets) {}
-        workQueue.map { afn_dispatch_release($0.pointer) }
     }
-}
-
-private final class WorkBox {
-    let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }

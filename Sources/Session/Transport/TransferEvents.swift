@@ -4,12 +4,23 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A task's side of its transfer: what the transport asks and tells the task for the parts
-/// URLSession cannot carry for a custom protocol (upload progress, redirect decisions,
-/// credentials, the consumer's pace, metrics, attempts, limits). The manager's `TaskDelegate`
+/// The one interface between a task and the transfer that carries it: what the transfer tells
+/// the task (the final response, its body, its trailers, the end or the failure, which flow
+/// down to the task and never make the transport look the task up) and the decisions it asks
+/// of it (redirects, credentials, the request of each attempt). The manager's `TaskDelegate`
 /// implements it; the transfer holds it weakly and calls it directly, on the transport's
-/// queue. Implementations must not wait for the transport.
+/// queue, in order. Implementations must not wait for the transport.
 package protocol TransferEvents: AnyObject, Sendable {
+    /// The final response, before any byte of its body.
+    func transferDidReceive(_ response: HTTPURLResponse)
+    /// The next bytes of the body, in libcurl's buffer: valid during the call only, so that
+    /// the one copy made is the task's own (into the body kept in memory, the file's write, or
+    /// the stream's chunk).
+    func transferDidReceive(_ bytes: UnsafeRawBufferPointer)
+    /// The transfer ended: with `error`, or `nil` when the response's body arrived whole. Called
+    /// exactly once, last, unless the task cancelled the transfer (`CurlTransfer.cancel(with:)`
+    /// then ends it with the cancellation's error, unless it had ended already).
+    func transferDidComplete(with error: (any Error)?)
     /// The body bytes sent so far, and the body's length (-1 when unknown).
     func transferDidSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     /// The request to follow a redirect with, or `nil` to deliver the redirect response.
@@ -51,17 +62,14 @@ package struct TransferOptions: Sendable {
     package var interceptor: (any RequestInterceptor)?
     /// Whether the task wants to hear of each attempt (`transfer(willSend:attempt:)`).
     package var reportsAttempts: Bool
-    /// Where the final response and the body go directly, beside URLSession (which then sees
-    /// the response and the end only); `nil` to hand the body to URLSession's client.
-    package var bodySink: (any CurlBodySink)?
-    /// Whether the body's consumer takes chunks after they are handed on (URLSession's client, or
-    /// a body sink that streams to a consumer), so that the transfer reads through the receive
-    /// window; `false` for a sink that keeps or writes each chunk as it takes it.
+    /// Whether the body's consumer takes chunks after they are handed on (a stream's consumer),
+    /// so that the transfer reads through the receive window; `false` for a task that keeps or
+    /// writes each chunk as it takes it.
     package var readsThroughWindow: Bool
 
     package init(
         limits: ResponseLimits, isDownload: Bool, totalTimeout: TimeInterval?, clientIdentity: ClientIdentity?,
-        interceptor: (any RequestInterceptor)?, reportsAttempts: Bool, bodySink: (any CurlBodySink)?, readsThroughWindow: Bool
+        interceptor: (any RequestInterceptor)?, reportsAttempts: Bool, readsThroughWindow: Bool
     ) {
         self.limits = limits
         self.isDownload = isDownload
@@ -69,20 +77,8 @@ package struct TransferOptions: Sendable {
         self.clientIdentity = clientIdentity
         self.interceptor = interceptor
         self.reportsAttempts = reportsAttempts
-        self.bodySink = bodySink
         self.readsThroughWindow = readsThroughWindow
     }
-}
-
-/// Takes a task's final response and its body straight from the transport, on the transport's
-/// queue: no `didLoad` call into URLSession and no operation on its delegate queue per chunk
-/// (10,000 and 13,000 instructions of a small request). Must not wait for the transport.
-package protocol CurlBodySink: AnyObject, Sendable {
-    /// The final response, before any byte of its body.
-    func transportDidReceive(_ response: HTTPURLResponse)
-    /// The next bytes of the body, in libcurl's buffer: valid during the call only, so that
-    /// the one copy made is the sink's own (into the body kept in memory, or the file's write).
-    func transportDidReceive(_ bytes: UnsafeRawBufferPointer)
 }
 
 /// A task's registration with its transport, as its manager keeps it: the transport carrying
@@ -97,15 +93,4 @@ package struct TransferRegistration {
         self.events = events
         self.options = options
     }
-}
-
-/// Where `CurlURLProtocol` finds a task's registration: the delegate of the task's session (the
-/// manager's), which URLSession on Linux hands the protocol through `URLSessionTask.delegate`.
-/// URLSession makes a protocol with nothing but the task, and drops request properties
-/// (`NSURLRequest.copy` does not copy `protocolProperties`), so the session's delegate is the
-/// only path from a task to its manager that needs no process-wide map.
-package protocol TransferRegistry: AnyObject {
-    /// `task`'s registration, read when its transfer starts; `nil` for a task the manager did
-    /// not make.
-    func transferRegistration(for task: URLSessionTask) -> TransferRegistration?
 }

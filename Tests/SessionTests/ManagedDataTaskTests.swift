@@ -1,0 +1,175 @@
+import AFLocking
+import AFNetworkingTesting
+import AFSerialization
+@testable import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// The manager's own tasks on libcurl (here its stub, no socket): URLSession data tasks to
+/// their callers, run by the manager with no URLSession task layer.
+final class ManagedDataTaskTests: XCTestCase {
+    private let base = URL(string: "https://api.example.com")!
+
+    /// A manager answered by `stubs`, its body kept as bytes.
+    private func manager(_ stubs: StubTransport) -> URLSessionManager {
+        let manager = URLSessionManager(transport: stubs.transport)
+        manager.responseSerializer = HTTPResponseSerializer()
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+
+    /// Records a task's completion.
+    private final class Completion: Sendable {
+        let expectation: XCTestExpectation
+        let calls = Locked<[(response: HTTPURLResponse?, object: (any Sendable)?, error: (any Error)?)]>([])
+
+        init(_ test: XCTestCase) {
+            expectation = test.expectation(description: "completed")
+        }
+
+        var handler: URLSessionManager.CompletionHandler {
+            { [self] response, object, error in
+                calls.withLock { $0.append((response as? HTTPURLResponse, object, error)) }
+                expectation.fulfill()
+            }
+        }
+
+        var error: (any Error)? { calls.withLock { $0.first?.error } }
+        var body: String? { calls.withLock { $0.first?.object as? Data }.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    func testTasksAreTheManagersOwnDataTasksNumberedFromOneAndSuspendedUntilResumed() throws {
+        let manager = manager(StubTransport())
+        let first = try manager.dataTask(with: URLRequest(url: base.appendingPathComponent("a")))
+        let second = try manager.dataTask(with: URLRequest(url: base.appendingPathComponent("b")))
+        XCTAssertTrue(first is ManagedDataTask)
+        XCTAssertTrue(first is URLSessionDataTask)
+        XCTAssertEqual([first.taskIdentifier, second.taskIdentifier], [1, 2])
+        XCTAssertEqual(first.state, .suspended)
+        XCTAssertEqual(first.originalRequest?.url?.path, "/a")
+        XCTAssertEqual(first.currentRequest?.url?.path, "/a")
+        XCTAssertNil(first.response)
+        XCTAssertEqual(first.countOfBytesExpectedToReceive, -1)
+    }
+
+    func testCancellingATaskNeverResumedCompletesItOnceWithCancelled() throws {
+        let manager = manager(StubTransport())
+        let completion = Completion(self)
+        let task = try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler)
+        task.cancel()
+        task.cancel()
+        task.resume()
+        wait(for: [completion.expectation], timeout: 5)
+        XCTAssertEqual((completion.error as? URLError)?.code, .cancelled)
+        XCTAssertEqual(task.state, .completed)
+        XCTAssertEqual((task.error as? URLError)?.code, .cancelled)
+        XCTAssertTrue(manager.tasks.isEmpty)
+        manager.completionGroup.wait()
+        XCTAssertEqual(completion.calls.withLock { $0.count }, 1)
+    }
+
+    func testACompletedTaskShowsItsResponseCountsAndNoError() throws {
+        let stubs = StubTransport()
+        stubs.on("GET", base.appendingPathComponent("hello").absoluteString).reply(.text("hello"))
+        let manager = manager(stubs)
+        let completion = Completion(self)
+        let task = try manager.dataTask(with: URLRequest(url: base.appendingPathComponent("hello")), completionHandler: completion.handler)
+        manager.resume(task)
+        wait(for: [completion.expectation], timeout: 5)
+        XCTAssertEqual(completion.body, "hello")
+        XCTAssertEqual(task.state, .completed)
+        XCTAssertNil(task.error)
+        XCTAssertEqual((task.response as? HTTPURLResponse)?.statusCode, 200)
+        XCTAssertEqual(task.countOfBytesReceived, 5)
+        XCTAssertEqual(task.countOfBytesExpectedToReceive, 5)
+    }
+
+    func testARedirectMovesTheCurrentRequestAndKeepsTheOriginal() throws {
+        let stubs = StubTransport()
+        stubs.on("GET", base.appendingPathComponent("old").absoluteString).reply(.redirect(to: "/new"))
+        stubs.on("GET", base.appendingPathComponent("new").absoluteString).reply(.text("moved"))
+        let manager = manager(stubs)
+        let completion = Completion(self)
+        let task = try manager.dataTask(with: URLRequest(url: base.appendingPathComponent("old")), completionHandler: completion.handler)
+        task.resume()
+        wait(for: [completion.expectation], timeout: 5)
+        XCTAssertEqual(completion.body, "moved")
+        XCTAssertEqual(task.originalRequest?.url?.path, "/old")
+        XCTAssertEqual(task.currentRequest?.url?.path, "/new")
+        XCTAssertEqual(task.response?.url?.path, "/new")
+    }
+
+    func testCancellingARunningTaskStopsItAtOnce() throws {
+        let stubs = StubTransport()
+        stubs.on("GET").reply(StubReply.text("late").delayed(by: 30))
+        let manager = manager(stubs)
+        let completion = Completion(self)
+        let task = try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler)
+        task.resume()
+        XCTAssertEqual(task.state, .running)
+        task.cancel()
+        wait(for: [completion.expectation], timeout: 5)
+        XCTAssertEqual((completion.error as? URLError)?.code, .cancelled)
+        XCTAssertEqual(task.state, .completed)
+    }
+
+    func testASuspendedTaskReadsNoFurtherUntilResumed() throws {
+        let stubs = StubTransport()
+        let body = String(repeating: "x", count: 40)
+        stubs.on("GET").reply(StubReply.text(body).chunked(1, every: 0.01))
+        let manager = manager(stubs)
+        let completion = Completion(self)
+        let started = expectation(description: "first byte")
+        started.assertForOverFulfill = false
+        let task = try manager.dataTask(with: URLRequest(url: base), downloadProgress: { _ in started.fulfill() },
+                                        completionHandler: completion.handler)
+        task.resume()
+        wait(for: [started], timeout: 5)
+        task.suspend()
+        XCTAssertEqual(task.state, .suspended)
+        Thread.sleep(forTimeInterval: 0.1)
+        let whileSuspended = task.countOfBytesReceived
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(task.countOfBytesReceived, whileSuspended)
+        XCTAssertLessThan(whileSuspended, 40)
+        task.resume()
+        wait(for: [completion.expectation], timeout: 5)
+        XCTAssertEqual(completion.body, body)
+    }
+
+    func testInvalidatingWithoutCancellingLetsTheManagersOwnTasksFinishFirst() throws {
+        let stubs = StubTransport()
+        stubs.on("GET").reply(StubReply.text("done").delayed(by: 0.3))
+        let manager = manager(stubs)
+        let order = Locked<[String]>([])
+        let invalidated = expectation(description: "invalidated")
+        manager.overrides.sessionDidBecomeInvalid = { _, _ in
+            order.withLock { $0.append("invalidated") }
+            invalidated.fulfill()
+        }
+        manager.overrides.taskDidComplete = { _, _, _ in order.withLock { $0.append("completed") } }
+        let completion = Completion(self)
+        manager.resume(try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler))
+        manager.invalidateSession(cancelingTasks: false)
+        wait(for: [completion.expectation, invalidated], timeout: 5)
+        XCTAssertEqual(completion.body, "done")
+        XCTAssertEqual(order.withLock { $0 }, ["completed", "invalidated"])
+    }
+
+    func testInvalidatingAndCancellingCancelsTheManagersOwnTasks() throws {
+        let stubs = StubTransport()
+        stubs.on("GET").reply(StubReply.text("late").delayed(by: 30))
+        let manager = manager(stubs)
+        let running = Completion(self)
+        let unstarted = Completion(self)
+        manager.resume(try manager.dataTask(with: URLRequest(url: base), completionHandler: running.handler))
+        _ = try manager.dataTask(with: URLRequest(url: base), completionHandler: unstarted.handler)
+        manager.invalidateSession(cancelingTasks: true)
+        wait(for: [running.expectation, unstarted.expectation], timeout: 5)
+        XCTAssertEqual((running.error as? URLError)?.code, .cancelled)
+        XCTAssertEqual((unstarted.error as? URLError)?.code, .cancelled)
+    }
+}
