@@ -16,7 +16,8 @@ extension TaskDelegate {
     }
 
     /// The task completed with URLSession's `error`. Runs at most once (`nil` after the first);
-    /// the metrics override runs now, the handlers later on the delivery queue.
+    /// the metrics override runs now, the handlers later on the delivery queue, or for an
+    /// awaiting caller with no progress handler the rest on its own executor (`Awaiter`).
     func complete(error urlSessionError: (any Error)?, manager: URLSessionManager) -> Completed? {
         // A body closed to cancel the task made URLSession fail its read first: a cancellation.
         let urlSessionError = urlSessionError != nil && bodyStream?.wasCancelled == true
@@ -62,6 +63,17 @@ extension TaskDelegate {
         group.enter()
         let data = snapshot.data
         let writer = snapshot.writer
+        if let awaiter = snapshot.awaiter, handlers.uploadProgress == nil, handlers.downloadProgress == nil {
+            // No handler to run first: the awaiting Swift task serializes on its own executor.
+            awaiter { [self] in
+                let result = serialize(response: response, data: data, error: error, writer: writer, manager: manager)
+                manager.postCompletion(of: task, response: response, data: data, result: result,
+                                       serializer: responseSerializer, metrics: metrics)
+                group.leave()
+                return (response, result.object, result.error)
+            }
+            return Completed(error: error)
+        }
         let finish: @Sendable (Result) -> Void = { [self] result in
             handlers.completion?(task, response, result.object, result.error)
             manager.postCompletion(of: task, response: response, data: data, result: result,
@@ -114,6 +126,13 @@ extension TaskDelegate {
         request.setValue(nil, forHTTPHeaderField: "If-Range")
         return request
     }
+
+    /// The completion's last step, run by an awaiting caller: serializes and returns the
+    /// response, the serialized object and the error.
+    typealias Finish = @Sendable () -> (URLResponse?, (any Sendable)?, (any Error)?)
+    /// Hands an awaiting caller the completion's last step, instead of a hop to the delivery
+    /// queue before the caller's own.
+    typealias Awaiter = @Sendable (@escaping Finish) -> Void
 
     struct Result: Sendable {
         var object: (any Sendable)?

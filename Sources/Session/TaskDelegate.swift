@@ -91,6 +91,8 @@ final class TaskDelegate: @unchecked Sendable {
         var failure: Failure?
         var writer: DownloadWriter?
         var resumeDataHandler: (@Sendable (Data?) -> Void)?
+        /// The async caller awaiting the task, set before it runs (`URLSessionManager.run`).
+        var awaiter: Awaiter?
         var pendingDeliveries: Set<Direction> = []
         var completed = false
         var receiveWindow: CurlReceiveWindow?
@@ -300,6 +302,11 @@ final class TaskDelegate: @unchecked Sendable {
     /// A credential challenge was refused because no usable credential was available.
     func didRefuseAuthenticationChallenge() {
         state.withLock { $0.record(.authenticationRequired) }
+    }
+
+    /// Hands the completion's last step to the Swift task awaiting this one (before it runs).
+    func deliver(to awaiter: @escaping Awaiter) {
+        state.withLock { $0.awaiter = awaiter }
     }
 
     /// Asks for resume data when the (download) task completes after a cancel.

@@ -162,15 +162,18 @@ extension URLSessionManager {
     }
 
     /// Creates a task with a completion that resumes the caller, resumes it, and links
-    /// cancellation of the calling Swift task to it.
+    /// cancellation of the calling Swift task to it. Without progress handlers the task hands
+    /// its completion's last step (serializing) to this caller, which runs it on its own
+    /// executor: the result crosses one queue, from the transport's to the caller's.
     func run<Value: Sendable>(_ make: (@escaping TaskCompletion) throws -> URLSessionTask) async throws -> HTTPResponse<Value> {
         let cancellation = TaskCancellation()
-        return try await withTaskCancellationHandler {
+        let completion: Completion = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 do {
                     let task = try make { _, response, object, error in
-                        continuation.resume(with: Self.result(response: response, object: object, error: error))
+                        continuation.resume(returning: .delivered(response, object, error))
                     }
+                    table.delegate(for: task)?.deliver { continuation.resume(returning: .toFinish($0)) }
                     cancellation.set(task)
                     resume(task)
                 } catch {
@@ -180,6 +183,21 @@ extension URLSessionManager {
         } onCancel: {
             cancellation.cancel()
         }
+        switch completion {
+        case .delivered(let response, let object, let error):
+            return try Self.result(response: response, object: object, error: error).get()
+        case .toFinish(let finish):
+            let (response, object, error) = finish()
+            return try Self.result(response: response, object: object, error: error).get()
+        }
+    }
+
+    /// How a task's completion reaches the Swift task awaiting it.
+    private enum Completion: Sendable {
+        /// Serialized and handed over by the task's delivery queue.
+        case delivered(URLResponse?, (any Sendable)?, (any Error)?)
+        /// Its last step, for the awaiting task to run.
+        case toFinish(TaskDelegate.Finish)
     }
 
     private func transfer<Value: Sendable>(

@@ -172,4 +172,41 @@ final class ManagedDataTaskTests: XCTestCase {
         XCTAssertEqual((running.error as? URLError)?.code, .cancelled)
         XCTAssertEqual((unstarted.error as? URLError)?.code, .cancelled)
     }
+
+    /// Marks the manager's processing queue, which its tasks' delivery queues target.
+    private static let processingKey = DispatchSpecificKey<Bool>()
+
+    /// Records whether it serializes on the manager's processing queue (a task's delivery queue).
+    private struct QueueRecordingSerializer: URLResponseSerialization {
+        let labels: Locked<[String]>
+
+        func responseObject(for response: URLResponse?, data: Data?) throws -> Data? {
+            labels.withLock { $0.append(DispatchQueue.getSpecific(key: ManagedDataTaskTests.processingKey) == true ? "delivery queue" : "caller") }
+            return data
+        }
+    }
+
+    func testAnAwaitedResponseIsSerializedByTheAwaitingTaskWithoutADeliveryQueueHop() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET").reply(.text("awaited"))
+        let manager = manager(stubs)
+        manager.processingQueue.setSpecific(key: Self.processingKey, value: true)
+        let labels = Locked<[String]>([])
+        let response = try await manager.response(for: URLRequest(url: base), serializer: QueueRecordingSerializer(labels: labels))
+        XCTAssertEqual(response.value.map { String(decoding: $0, as: UTF8.self) }, "awaited")
+        XCTAssertEqual(labels.withLock { $0 }, ["caller"])
+    }
+
+    func testAnAwaitedResponseWithAProgressHandlerStillGetsItsProgressFirst() async throws {
+        let stubs = StubTransport()
+        stubs.on("GET").reply(.text("progress"))
+        let manager = manager(stubs)
+        manager.processingQueue.setSpecific(key: Self.processingKey, value: true)
+        let progressCalls = Locked(0)
+        let labels = Locked<[String]>([])
+        _ = try await manager.response(for: URLRequest(url: base), serializer: QueueRecordingSerializer(labels: labels),
+                                       downloadProgress: { _ in progressCalls.withLock { $0 += 1 } })
+        XCTAssertGreaterThan(progressCalls.withLock { $0 }, 0)
+        XCTAssertEqual(labels.withLock { $0 }, ["delivery queue"])
+    }
 }
