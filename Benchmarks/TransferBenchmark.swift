@@ -84,7 +84,7 @@ enum TransferBenchmark {
 
     /// Runs `body` after the dirty pages of earlier runs are written back (`sync`), so that no
     /// run pays for the disk writes of the one before it.
-    private static func measure(_ body: () throws -> Void) throws -> Measurement {
+    static func measure(_ body: () throws -> Void) throws -> Measurement {
         sync()
         ResourceUsage.resetPeak()
         let before = ResourceUsage.residentBytes
@@ -241,15 +241,19 @@ enum ManagedTransfers {
 
     /// `count` GETs of `url` with the bodies kept in memory, `inFlight` at a time.
     static func gets(_ url: URL, count: Int, inFlight: Int) throws {
+        if try failedGets(url, count: count, inFlight: inFlight) > 0 { throw URLError(.unknown) }
+    }
+
+    /// `gets`, returning how many failed or had a body of another length than 10,000,000 bytes.
+    static func failedGets(_ url: URL, count: Int, inFlight: Int) throws -> Int {
         let manager = URLSessionManager(configuration: benchmarkConfiguration())
         defer { manager.invalidateSession(cancelingTasks: true) }
         manager.responseSerializer = HTTPResponseSerializer()
-        let failures = try fanOut(count: count, inFlight: inFlight) { _, done in
+        return try fanOut(count: count, inFlight: inFlight) { _, done in
             manager.resume(try manager.dataTask(with: URLRequest(url: url)) { _, object, error in
                 done(error == nil && (object as? Data)?.count == 10_000_000)
             })
         }
-        if failures > 0 { throw URLError(.unknown) }
     }
 
     static func upload(_ file: URL, to url: URL) throws {

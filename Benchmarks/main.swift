@@ -15,6 +15,7 @@ let benchmarks: [String: ([String]) throws -> Bool] = [
     "stub-requests": StubRequestsBenchmark.run,
     "streaming": StreamingBenchmark.run,
     "transfer": TransferBenchmark.run,
+    "bulk-in-memory": BulkInMemoryBenchmark.run,
     "downloads-vs-curl": TransferBenchmark.runAgainstCurl,
 ]
 

@@ -4,7 +4,8 @@
 # (Debian's nginx-light, installed here if missing) in requests per second and in instructions
 # per request (valgrind's callgrind), requests answered by the test-support product's stub
 # transport against the same requests to nginx, and large transfers against the bulk
-# server, including `afn` itself and bodies streamed to a consumer. Figures are printed as `name: value unit` lines.
+# server, including 10 MB bodies in memory against libcurl's multi interface driven directly,
+# `afn` itself and bodies streamed to a consumer. Figures are printed as `name: value unit` lines.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -29,4 +30,5 @@ source scripts/python-servers.sh
 trap 'nginx_stop; bulk_stop; rm -rf "$files"' EXIT
 bulk_start
 "$bin/afn-benchmarks" transfer "$BULK_URL" "$bin/afn"
+"$bin/afn-benchmarks" bulk-in-memory "$BULK_URL"
 "$bin/afn-benchmarks" streaming "$BULK_URL"
