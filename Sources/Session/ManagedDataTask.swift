@@ -20,6 +20,8 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
         var state = URLSessionTask.State.suspended
         var error: (any Error)?
         var currentRequest: URLRequest?
+        /// Whether the first `resume` made the task's transfer (which `transfer` holds once made).
+        var started = false
         /// The transfer, from `resume` until the task completed.
         var transfer: CurlTransfer?
         /// The task's delegate until it completed: what starts its transfer, and where its
@@ -27,6 +29,8 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
         var delegate: TaskDelegate?
         /// The response and counts when the task completed.
         var final = Figures()
+        /// The `Progress` handed out as `progress`, kept after the task completed.
+        var progress: Progress?
     }
 
     /// The response and the bytes sent and received, and expected either way (-1 while unknown).
@@ -73,25 +77,43 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
         return delegate?.taskProgress ?? final
     }
 
+    /// The task's download progress (its upload progress for an upload), whose cancelling,
+    /// pausing and resuming act on the task, as the manager's `downloadProgress(for:)` gives it.
+    override var progress: Progress {
+        let (delegate, handedOut) = record.withLock { ($0.delegate, $0.progress) }
+        if let handedOut { return handedOut }
+        guard let delegate else { return super.progress }
+        let progress = delegate.kind == .upload ? delegate.uploadProgress : delegate.downloadProgress
+        record.withLock { $0.progress = progress }
+        return progress
+    }
+
     /// Starts the transfer the first time; afterwards resumes reading a suspended one.
     override func resume() {
         let (start, transfer): (TaskDelegate?, CurlTransfer?) = record.withLock { record in
             guard record.state == .suspended else { return (nil, nil) }
             record.state = .running
-            return record.transfer == nil ? (record.delegate, nil) : (nil, record.transfer)
+            if let transfer = record.transfer { return (nil, transfer) }
+            // A transfer being made by an earlier `resume` starts running when it is stored.
+            guard !record.started else { return (nil, nil) }
+            record.started = true
+            return (record.delegate, nil)
         }
         if let transfer { return transfer.transport.setSuspended(false, transfer) }
         guard let start, let made = start.makeTransfer() else { return }
-        // A cancel between the two locks finds no transfer and completes the task itself.
-        let started = record.withLock { record in
-            guard record.state == .running else { return false }
-            record.transfer = made
-            return true
+        // Suspended meanwhile: started suspended. Cancelled meanwhile: the cancel found no
+        // transfer and completed the task itself.
+        let state = record.withLock { record in
+            if record.state == .running || record.state == .suspended { record.transfer = made }
+            return record.state
         }
-        if started { made.transport.start(made) }
+        guard state == .running || state == .suspended else { return }
+        made.transport.start(made)
+        if state == .suspended { made.transport.setSuspended(true, made) }
     }
 
-    /// Stops reading the response until `resume()`.
+    /// Stops reading the response's body until `resume()` (the request and the response's head
+    /// go on; suspending twice needs one `resume()`).
     override func suspend() {
         let transfer: CurlTransfer? = record.withLock { record in
             guard record.state == .running else { return nil }
@@ -113,9 +135,10 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
         let error = URLError(.cancelled, userInfo: userInfo)
         if let transfer {
             transfer.transport.cancel(transfer, with: error)
-        } else {
-            // Never started: nothing runs that could end it.
-            delegate?.transferDidComplete(with: error)
+        } else if let delegate {
+            // No transfer runs that could end it: it completes on its transport's queue, as
+            // every task of the manager's own does, never on the caller's thread.
+            delegate.curlTransport?.async { delegate.transferDidComplete(with: error) }
         }
     }
 

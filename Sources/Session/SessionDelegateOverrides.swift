@@ -4,8 +4,11 @@ import FoundationNetworking
 #endif
 
 /// Closures that replace or observe the manager's handling of URLSession delegate events,
-/// AFNetworking's `set...Block:` methods. Each runs on the manager's delegate queue, so it must
-/// return quickly. Set them before starting tasks.
+/// AFNetworking's `set...Block:` methods. For a task of URLSession's own protocol each runs on
+/// the manager's delegate queue (`operationQueue`); for a task on the libcurl transport (the
+/// manager's own), on the transport's serial queue, in the task's order of events, as the
+/// transport's socket events do: either way they must return quickly. Set them before starting
+/// tasks.
 ///
 /// Not offered, because URLSession on Linux never raises the event (measured): session-level
 /// authentication challenges (there is no server-trust challenge), `needNewBodyStream`, a data

@@ -15,11 +15,11 @@ extension TaskDelegate {
         let error: (any Error)?
     }
 
-    /// The task completed with URLSession's `error`. Runs at most once (`nil` after the first);
+    /// The task completed with its transport's `error`. Runs at most once (`nil` after the first);
     /// the metrics override runs now, the handlers later on the delivery queue, or for an
     /// awaiting caller with no progress handler the rest on its own executor (`Awaiter`).
     func complete(error urlSessionError: (any Error)?, manager: URLSessionManager) -> Completed? {
-        // A body closed to cancel the task made URLSession fail its read first: a cancellation.
+        // A body closed to cancel the task made its transport fail the read first: a cancellation.
         let urlSessionError = urlSessionError != nil && bodyStream?.wasCancelled == true
             ? URLError(.cancelled, userInfo: task.originalRequest?.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]) : urlSessionError
         let snapshot: State? = state.withLock { state in

@@ -59,11 +59,10 @@ extension TaskDelegate {
         isCarriedByLibcurl ? nil : state.limits.sizeLimit(isDownload: kind == .download)
     }
 
-    /// The libcurl transport's window for this task's body, told of every chunk processed (by
-    /// the stream's consumer, when the body streams).
+    /// The libcurl transport's window for this task's streamed body, told of every chunk its
+    /// consumer processed (a body kept in memory or written to a file is taken as it arrives).
     func receiveBody(through window: CurlReceiveWindow) {
-        if let channel = handlers.bodyChannel { return channel.receive(through: window) }
-        state.withLock { $0.receiveWindow = window }
+        handlers.bodyChannel?.receive(through: window)
     }
 
     /// The body's trailer fields, for its stream's consumer (other tasks have no use for them).
@@ -81,10 +80,7 @@ extension TaskDelegate {
 
     /// The bytes are copied once: appended to the body, or written to the download's file.
     func didReceive(bytes: UnsafeRawBufferPointer) -> Int64 {
-        var window: CurlReceiveWindow?
-        defer { window?.consumed(bytes.count) }
         let (failed, total): (Bool, Int64) = state.withLock { state in
-            window = state.receiveWindow
             state.bytesReceived += Int64(bytes.count)
             if let limit = checkedSizeLimit(state), state.bytesReceived > limit.bytes {
                 let declared = state.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }

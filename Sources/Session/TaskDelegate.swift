@@ -8,8 +8,9 @@ import FoundationNetworking
 
 /// Everything about one task: its body (accumulated, or written to a file for downloads), its
 /// upload and download `Progress`, its handlers, its metrics, and the Linux failures the
-/// manager turns into typed errors. The manager's URLSession delegate methods forward each
-/// event here from the serial delegate queue; handlers run on the task's delivery queue.
+/// manager turns into typed errors. Its events come from the libcurl transport's queue
+/// (`TransferEvents`) or, for a task of URLSession's own protocol, from the manager's delegate
+/// methods on the serial delegate queue; handlers run on the task's delivery queue.
 final class TaskDelegate: @unchecked Sendable {
     // @unchecked: every mutable field is in `state` (a `Locked`), the `Progress` objects too;
     // the other stored properties are immutable, and `Progress` synchronizes itself.
@@ -95,7 +96,6 @@ final class TaskDelegate: @unchecked Sendable {
         var awaiter: Awaiter?
         var pendingDeliveries: Set<Direction> = []
         var completed = false
-        var receiveWindow: CurlReceiveWindow?
         var limits: ResponseLimits
         var totalTimeout: TimeInterval?
         var clientIdentity: ClientIdentity?
@@ -186,7 +186,7 @@ final class TaskDelegate: @unchecked Sendable {
         }
     }
 
-    // MARK: Events, on the delegate queue
+    // MARK: Events, on the transport's or the delegate queue
 
     func didSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         state.withLock { $0.bytesSent = totalBytesSent }

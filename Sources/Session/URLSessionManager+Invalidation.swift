@@ -20,16 +20,19 @@ extension URLSessionManager {
         }
         removeUnresumedPartialFiles()
         guard let session else { return }
+        let invalidated = UncheckedSession(session: session)
         guard cancelingTasks else {
             // URLSession waits for its own tasks; the manager's own are waited for first.
-            let invalidated = UncheckedSession(session: session)
             return managedTasks.notify(queue: .global()) { invalidated.session.finishTasksAndInvalidate() }
         }
         let delegates = table.all.filter { $0.session === session }
         // URLSession's own protocol cancels a task only once a read of its body returned.
         delegates.forEach { $0.bodyStream?.release(cancelling: true) }
         for delegate in delegates where delegate.task is ManagedDataTask { delegate.task.cancel() }
-        session.invalidateAndCancel()
+        guard delegates.contains(where: { $0.task is ManagedDataTask }) else { return session.invalidateAndCancel() }
+        // The session's invalidation is reported after the manager's own tasks completed (their
+        // cancellations run on the transport's queue), as after URLSession's.
+        managedTasks.notify(queue: .global()) { invalidated.session.invalidateAndCancel() }
     }
 
     /// Keeps the partial file that `resumeData` (from a failed download's error) names beyond

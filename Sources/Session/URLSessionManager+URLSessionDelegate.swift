@@ -3,8 +3,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// URLSession's delegate callbacks, on `operationQueue`: each looks up the task's
-/// `TaskDelegate` and forwards the event, after the override closure if one is set.
+/// URLSession's delegate callbacks, on `operationQueue`, for the tasks of URLSession's own
+/// protocol: each looks up the task's `TaskDelegate` and forwards the event, after the override
+/// closure if one is set. The manager's own tasks (the libcurl transport's) reach the same
+/// rules from the transport's queue (`receive`, `report`, `complete`, `redirection`, `answer`).
 /// These are URLSession's entry points; do not call them yourself.
 extension URLSessionManager: URLSessionDataDelegate {
     /// Completes the session's tasks that have not completed with `URLError.cancelled`, then
@@ -32,11 +34,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         let delegate = table.delegate(for: task)
-        // A libcurl task's transport already asked `answer(to:of:delegate:in:)` and retried once; a
-        // challenge reaching here is final, and `.useCredential` would make URLSession retry
-        // on its own protocol, outside the transport's trust checks.
-        var (disposition, credential) = delegate?.isCarriedByLibcurl == true
-            ? (.cancelAuthenticationChallenge, nil) : answer(to: challenge, of: task, delegate: delegate, in: session)
+        var (disposition, credential) = answer(to: challenge, of: task, delegate: delegate, in: session)
         if disposition == .cancelAuthenticationChallenge { delegate?.didRefuseAuthenticationChallenge() }
         if disposition != .useCredential { credential = nil }
         completionHandler(disposition, credential)

@@ -38,8 +38,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     public typealias DownloadDestination = @Sendable (_ temporaryURL: URL, _ response: URLResponse) -> URL
 
     /// What task creation and invalidation decide under one lock. URLSession's task creation
-    /// blocks on its own work queue, so this lock is never taken on the delegate queue: a
-    /// callback must not wait behind a thread creating a task.
+    /// blocks on its own work queue, so this lock is never taken on the delegate queue or the
+    /// transport's: a callback must not wait behind a thread creating a task.
     struct Creation {
         var session: URLSession?
         /// The manager's own tasks of `session` that have not completed: entered when one is
@@ -139,7 +139,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     // MARK: Configuration
 
     /// The session; a new one is made on first use and after a reset. After an invalidation
-    /// without reset it is the invalidated session.
+    /// without reset it is the invalidated session. It carries the tasks of URLSession's own
+    /// protocol; the manager's own tasks (on libcurl) are not among its tasks: invalidate them
+    /// with `invalidateSession(cancelingTasks:resetSession:)`.
     public var session: URLSession {
         creation.withLock { state in state.session ?? makeSession(&state) }
     }
@@ -195,7 +197,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         }
     }
 
-    /// How many bytes of a body the libcurl transport reads ahead of the delegate queue before
+    /// How many bytes of a streamed body the libcurl transport reads ahead of its consumer before
     /// it pauses reading, for tasks created from now on. Default 1 MiB; tests lower it.
     var receiveWindowLimit: Int {
         get { creation.withLock { $0.receiveWindowLimit } }

@@ -159,6 +159,49 @@ final class ManagedDataTaskTests: XCTestCase {
         XCTAssertEqual(order.withLock { $0 }, ["completed", "invalidated"])
     }
 
+    func testInvalidatingAndCancellingReportsTheSessionInvalidAfterItsTasksCompleted() throws {
+        let stubs = StubTransport()
+        stubs.on("GET").reply(StubReply.text("late").delayed(by: 30))
+        let manager = manager(stubs)
+        let order = Locked<[String]>([])
+        let invalidated = expectation(description: "invalidated")
+        manager.overrides.sessionDidBecomeInvalid = { _, _ in
+            order.withLock { $0.append("invalidated") }
+            invalidated.fulfill()
+        }
+        manager.overrides.taskDidComplete = { _, _, _ in order.withLock { $0.append("completed") } }
+        let completion = Completion(self)
+        manager.resume(try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler))
+        manager.invalidateSession(cancelingTasks: true)
+        wait(for: [completion.expectation, invalidated], timeout: 5)
+        XCTAssertEqual(order.withLock { $0 }, ["completed", "invalidated"])
+    }
+
+    func testCancellingATaskNeverResumedCompletesItOffTheCallersThread() throws {
+        let manager = manager(StubTransport())
+        let onCaller = Locked<Bool?>(nil)
+        let caller = pthread_self()
+        manager.overrides.taskDidComplete = { _, _, _ in onCaller.withLock { $0 = pthread_equal(pthread_self(), caller) != 0 } }
+        let completion = Completion(self)
+        try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler).cancel()
+        wait(for: [completion.expectation], timeout: 5)
+        XCTAssertEqual(onCaller.withLock { $0 }, false)
+    }
+
+    func testCancellingTheTasksProgressCancelsTheTask() throws {
+        let stubs = StubTransport()
+        stubs.on("GET").reply(StubReply.text("late").delayed(by: 30))
+        let manager = manager(stubs)
+        let completion = Completion(self)
+        let task = try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler)
+        task.resume()
+        XCTAssertTrue(task.progress === manager.downloadProgress(for: task))
+        task.progress.cancel()
+        wait(for: [completion.expectation], timeout: 5)
+        XCTAssertEqual((completion.error as? URLError)?.code, .cancelled)
+        XCTAssertTrue(task.progress.isCancelled)
+    }
+
     func testInvalidatingAndCancellingCancelsTheManagersOwnTasks() throws {
         let stubs = StubTransport()
         stubs.on("GET").reply(StubReply.text("late").delayed(by: 30))

@@ -1,8 +1,7 @@
 import AFLocking
 
-/// How far a libcurl transfer may read ahead of the consumer of its body. URLSession queues
-/// every chunk a protocol loads for the delegate queue; when the network outruns the consumer
-/// (a download written to a slow disk), that queue would hold the difference in memory. The
+/// How far a libcurl transfer may read ahead of the consumer of its streamed body: when the
+/// network outruns the consumer, a queue of chunks would hold the difference in memory. The
 /// transfer admits a chunk only while fewer than `limit` bytes wait, and pauses reading
 /// otherwise; the consumer reports what it has processed and resumes the transfer once half
 /// the window is free.

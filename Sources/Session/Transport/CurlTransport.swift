@@ -178,7 +178,7 @@ package final class CurlTransport: @unchecked Sendable {
 
     /// Runs `body` on the transport's queue, then what its libcurl calls left to do; from any
     /// thread, without waiting.
-    func async(_ body: @escaping @Sendable () -> Void) {
+    package func async(_ body: @escaping @Sendable () -> Void) {
         queue.async { [weak self] in
             body()
             self?.settle()

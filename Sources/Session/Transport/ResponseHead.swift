@@ -152,7 +152,7 @@ struct ResponseHead: Equatable {
         return zip(name, other).allSatisfy { a, b in a == b || (a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20)) }
     }
 
-    /// The response URLSession's client receives for `url`.
+    /// The response the task receives for `url`.
     func response(for url: URL) -> HTTPURLResponse? {
         HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)
     }

@@ -29,8 +29,8 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// processed to it. Called before the first chunk when the options read through it.
     func transferReceivesBody(through window: CurlReceiveWindow)
     /// `request` again with the credential that answers its first HTTP Basic challenge, the
-    /// 401 `response`, if the task has one. A challenge left unanswered reaches URLSession's
-    /// delegate with the response.
+    /// 401 `response`, if the task has one. A challenge left unanswered ends the transfer with
+    /// the response.
     func transfer(answeringBasicChallenge response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
     /// One request and response (a redirect hop, or the last) ended.
     func transferDidFinish(_ transaction: TransactionMetrics)

@@ -288,7 +288,8 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
         return end(.fail(error))
     }
 
-    /// URLSession stopped the task: stop everything; the client is not told.
+    /// The task was cancelled: stop everything; the transfer ends the task itself
+    /// (`CurlTransfer.cancel(with:)`).
     mutating func cancelled() -> Action {
         let pending: Work? = switch phase {
         case .adapting(_, let work), .deciding(_, _, let work), .waitingToRetry(_, let work): work
