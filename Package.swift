@@ -15,8 +15,8 @@ let package = Package(
         .target(name: "AFSerialization", dependencies: ["AFLocking"], path: "Sources/Serialization"),
         .target(name: "AFSecurity", dependencies: ["OpenSSLBridge"], path: "Sources/Security"),
         .target(name: "PublicSuffixBridge", path: "Sources/PublicSuffixBridge", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "AFTransport", dependencies: ["AFSecurity", "AFLocking", "LibcurlBridge", "OpenSSLBridge"], path: "Sources/Session/Transport"),
-        .target(name: "AFSession", dependencies: ["AFSerialization", "AFSecurity", "AFTransport", "AFLocking", "PublicSuffixBridge"], path: "Sources/Session", exclude: ["Transport"]),
+        .target(name: "AFTransport", dependencies: ["AFSecurity", "AFLocking", "LibcurlBridge", "OpenSSLBridge"], path: "Sources/Transport"),
+        .target(name: "AFSession", dependencies: ["AFSerialization", "AFSecurity", "AFTransport", "AFLocking", "PublicSuffixBridge"], path: "Sources/Session"),
         .target(name: "AFReachability", dependencies: ["AFLocking"], path: "Sources/Reachability"),
         .target(name: "AFNetworking", dependencies: ["AFSerialization", "AFSession", "AFSecurity", "AFReachability"], path: "Sources/AFNetworking"),
         .target(name: "TestServerTLSBridge", dependencies: ["OpenSSLBridge"], path: "Sources/TestServerTLSBridge"),
@@ -42,8 +42,8 @@ let package = Package(
         .testTarget(name: "AFNCommandTests", dependencies: ["afn", "AFNetworkingTesting", "AFLocking", "TestSupport"], path: "Tests/AFNCommandTests"),
         .testTarget(name: "SecurityTests", dependencies: ["AFSecurity", "TestSupport"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["AFReachability", "AFLocking"], path: "Tests/ReachabilityTests"),
-        .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFTransport", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport"], path: "Tests/SessionTests", exclude: ["Transport"]),
-        .testTarget(name: "TransportTests", dependencies: ["AFTransport", "AFSession", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport", "transport-exit-probe"], path: "Tests/SessionTests/Transport"),
+        .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFTransport", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport"], path: "Tests/SessionTests"),
+        .testTarget(name: "TransportTests", dependencies: ["AFTransport", "AFSession", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport", "transport-exit-probe"], path: "Tests/TransportTests"),
     ]
 )
 
