@@ -185,13 +185,14 @@ run_variant() {
         # transport to run on: their managers fall back to URLSession's own protocol, which
         # scripts/test.sh tests on the system's libcurl (AFN_TEST_TRANSPORT=urlSession), and
         # whose faults are not this transport's (FoundationNetworking traps on a reset inside a
-        # head). What holds there is the refusal, the probes above (pinned managers send
+        # head). What holds there is the stubbed transport, the refusal, the probes above (pinned managers send
         # nothing, default ones fall back) and the facts of the libcurl loaded, which these
         # classes assert.
         if [ "$transport" = urlSession ]; then
             case "$module" in
                 TransportTests) classes="TransportTests.CurlTransportLoadingTests,TransportTests.LibcurlCompatibilityTests" ;;
-                SessionTests) continue ;;
+                # The stubbed transport needs no libcurl: its tests hold here too.
+                SessionTests) classes="SessionTests.ManagedDataTaskTests,SessionTests.ManagedDataTaskConcurrencyTests" ;;
             esac
         fi
         local started=$SECONDS

@@ -153,7 +153,8 @@ int afn_easy_setopt_blob(void *easy, int option, const void *data, size_t length
     struct { void *data; size_t len; unsigned int flags; } blob = { (void *)data, length, 1 };
     return api.easy_setopt(easy, option, &blob);
 }
-const char *afn_easy_strerror(int code) { return api.easy_strerror(code); }
+// A stubbed transfer fails with libcurl's codes also where libcurl could not be loaded.
+const char *afn_easy_strerror(int code) { return api.easy_strerror ? api.easy_strerror(code) : ""; }
 
 int afn_easy_getinfo_off(void *easy, int info, int64_t *value) {
     long long result = 0;

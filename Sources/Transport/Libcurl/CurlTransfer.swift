@@ -274,9 +274,10 @@ package final class CurlTransfer: @unchecked Sendable {
 
     /// The error a hop that ended with libcurl's `curlCode` fails with.
     func error(for curlCode: Int32) -> URLError {
-        let message = String(cString: errorBuffer)
-        var mapping = TransferErrorMapping(
-            url: request.url, curlCode: curlCode, message: message.isEmpty ? String(cString: afn_easy_strerror(curlCode)) : message)
+        var message = String(cString: errorBuffer)
+        if message.isEmpty { message = String(cString: afn_easy_strerror(curlCode)) }
+        if message.isEmpty { message = "libcurl error \(curlCode)" }
+        var mapping = TransferErrorMapping(url: request.url, curlCode: curlCode, message: message)
         mapping.evaluation = hop.evaluation
         mapping.untrustedConnection = hop.untrustedConnection
         mapping.pins = transport.policy.pinningMode != .none

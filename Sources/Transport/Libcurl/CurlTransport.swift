@@ -31,7 +31,9 @@ package final class CurlTransport: @unchecked Sendable {
     let proxyRoutes: ProxyRoutes
     /// Answers every hop in place of libcurl, when the manager is stubbed.
     let stub: TransportStub?
-    private let multi: UnsafeMutableRawPointer
+    /// libcurl's multi handle; `nil` for a stubbed transport, which answers every hop itself and
+    /// so works where libcurl cannot be loaded or used.
+    private let multi: UnsafeMutableRawPointer?
     private let sockets: CurlSockets
     private let queue = DispatchQueue(label: "AFNetworking.curl-transport")
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -57,16 +59,17 @@ package final class CurlTransport: @unchecked Sendable {
     private static let idleHandleLimit = 32
 
     /// A transport for `policy` and the session `configuration`, storing the cookies of
-    /// responses in `cookieJar`, its hops answered by `stub` instead of libcurl when given; throws
-    /// the `TransportError` that says why when libcurl cannot be used (`unavailable`), or refuses
-    /// a setting of the multi handle.
+    /// responses in `cookieJar`, its hops answered by `stub` instead of libcurl when given (then
+    /// without libcurl); throws the `TransportError` that says why when libcurl cannot be used
+    /// (`unavailable`), or refuses a setting of the multi handle.
     package init(
         policy: SecurityPolicy, configuration: URLSessionConfiguration,
         receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, connection: ConnectionSettings = ConnectionSettings(),
         cookieJar: (any ResponseCookieStore)? = nil, stub: TransportStub? = nil
     ) throws {
-        if let error = Self.unavailableError { throw error }
-        guard let multi = afn_multi_init() else { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
+        if stub == nil, let error = Self.unavailableError { throw error }
+        let multi = stub == nil ? afn_multi_init() : nil
+        if stub == nil, multi == nil { throw TransportError.libcurlUnavailable(reason: "curl_multi_init failed") }
         self.policy = policy
         settings = CurlSessionSettings(configuration, cookieJar: cookieJar)
         self.receiveWindowLimit = receiveWindowLimit
@@ -76,6 +79,7 @@ package final class CurlTransport: @unchecked Sendable {
             connection.proxy, dictionary: configuration.connectionProxyDictionary, environment: ProcessInfo.processInfo.environment)
         self.multi = multi
         sockets = CurlSockets(queue: queue)
+        guard let multi else { return }
         let context = Unmanaged.passUnretained(self).toOpaque()
         var refused: (option: String, code: Int32)?
         let check = { (name: String, code: Int32) in if code != CurlCode.ok, refused == nil { refused = (name, code) } }
@@ -98,6 +102,7 @@ package final class CurlTransport: @unchecked Sendable {
     deinit {
         timer?.cancel()
         idleTimer?.cancel()
+        guard let multi else { return }
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.socketFunction, nil)
         _ = afn_multi_setopt_pointer(multi, CurlMultiOption.timerFunction, nil)
         // No transfer is left (each retains the transport while it runs); what remains are
@@ -255,6 +260,8 @@ package final class CurlTransport: @unchecked Sendable {
     private func finishDoneTransfers() {
         var easy: UnsafeMutableRawPointer?
         var result: Int32 = 0
+        // A stubbed transport has no multi handle: its hops end without libcurl.
+        guard let multi else { return }
         while afn_multi_next_done(multi, &easy, &result) == 1 {
             guard let easy, let transfer = transfers[easy] else { continue }
             remove(easy)
