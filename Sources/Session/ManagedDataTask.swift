@@ -130,9 +130,7 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
             record.state = .canceling
             return (record.transfer, record.delegate)
         }
-        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "cancelled"]
-        userInfo[NSURLErrorFailingURLErrorKey] = request.url
-        let error = URLError(.cancelled, userInfo: userInfo)
+        let error = cancellation
         if let transfer {
             transfer.transport.cancel(transfer, with: error)
         } else if let delegate {
@@ -140,6 +138,19 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
             // every task of the manager's own does, never on the caller's thread.
             delegate.curlTransport?.async { delegate.transferDidComplete(with: error) }
         }
+    }
+
+    /// The error of a cancelled task, `URLError.cancelled` with its URL.
+    private var cancellation: URLError {
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "cancelled"]
+        userInfo[NSURLErrorFailingURLErrorKey] = request.url
+        return URLError(.cancelled, userInfo: userInfo)
+    }
+
+    /// The cancellation error when `cancel()` came before the task completed (its transfer may
+    /// have ended meanwhile), else `nil`.
+    var cancellationError: URLError? {
+        record.withLock { $0.state == .canceling } ? cancellation : nil
     }
 
     // MARK: Updates from the task's delegate

@@ -4,11 +4,10 @@ import FoundationNetworking
 #endif
 
 /// Closures that replace or observe the manager's handling of URLSession delegate events,
-/// AFNetworking's `set...Block:` methods. For a task of URLSession's own protocol each runs on
-/// the manager's delegate queue (`operationQueue`); for a task on the libcurl transport (the
-/// manager's own), on the transport's serial queue, in the task's order of events, as the
-/// transport's socket events do: either way they must return quickly. Set them before starting
-/// tasks.
+/// AFNetworking's `set...Block:` methods. Each runs on the manager's delegate queue
+/// (`operationQueue`), in the task's order of events, except on the libcurl transport the
+/// blocks that decide a redirect or a credential and observe upload progress, which run on the
+/// transport's queue as it sends; all must return quickly. Set them before starting tasks.
 ///
 /// Not offered, because URLSession on Linux never raises the event (measured): session-level
 /// authentication challenges (there is no server-trust challenge), `needNewBodyStream`, a data

@@ -7,26 +7,44 @@ import FoundationNetworking
 
 /// The events of a task the manager runs on libcurl (`ManagedDataTask`), called by the task's
 /// transfer on the transport's queue. They reach the task's handlers, the manager's overrides
-/// and its event monitors as URLSession's own events would.
+/// and its event monitors as URLSession's own events would: an event with an override block
+/// set goes through the delegate queue (`operationQueue`), where URLSession calls them, in
+/// order; one without is handled where it happens.
 extension TaskDelegate: TransferEvents {
     func transferDidReceive(_ response: HTTPURLResponse) {
         guard let manager, let dataTask = task as? URLSessionDataTask else { return }
-        if manager.receive(response, of: dataTask, delegate: self, in: session) == .cancel { task.cancel() }
+        let session = session
+        let receive = { @Sendable in manager.receive(response, of: dataTask, delegate: self, in: session) }
+        // The body waits for the override's answer, as URLSession's delivery did.
+        let overridden = manager.overridesState.withLock { $0.dataTaskDidReceiveResponse != nil || $0.downloadTaskDidResume != nil }
+        if (overridden ? manager.onDelegateQueue(receive) : receive()) == .cancel { task.cancel() }
     }
 
     func transferDidReceive(_ bytes: UnsafeRawBufferPointer) {
         let total = didReceive(bytes: bytes)
         guard reportsBody, let manager, let dataTask = task as? URLSessionDataTask else { return }
-        manager.report(bytes.count, bytesOf: Data(bytes), total: total, of: dataTask, delegate: self, in: session)
+        let (data, session) = (Data(bytes), session)
+        // Waited for: the reading goes at the override's pace, nothing queues up.
+        manager.onDelegateQueue { manager.report(data.count, bytesOf: data, total: total, of: dataTask, delegate: self, in: session) }
     }
 
     func transferDidComplete(with error: (any Error)?) {
+        // A task cancelled before its end was handled (by a response block's `.cancel`, or by
+        // its caller as it ended) completes cancelled.
+        let error = error ?? (task as? ManagedDataTask)?.cancellationError
         // A 401 challenge the transport did not answer (no credential, a refused one, Digest)
         // ends the task as on URLSession's own protocol, where the challenge is cancelled.
         if error == nil, let response = state.withLock({ $0.response }), Self.isUnansweredChallenge(response) {
             didRefuseAuthenticationChallenge()
         }
-        manager?.complete(task, error: error, in: session)
+        guard let manager else { return }
+        let (task, session) = (task, session)
+        let complete = { @Sendable in manager.complete(task, error: error, in: session) }
+        if manager.overridesState.withLock({ $0.taskDidComplete != nil || $0.taskDidFinishCollectingMetrics != nil }) {
+            manager.operationQueue.addOperation(complete)
+        } else {
+            complete()
+        }
     }
 
     /// Whether `response` is a 401 whose first challenge is Basic or Digest: the schemes

@@ -361,4 +361,16 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     func override<Closure>(_ field: KeyPath<SessionDelegateOverrides, Closure?>) -> Closure? {
         overridesState.withLock { $0[keyPath: field] }
     }
+
+    /// Runs `body` on the delegate queue and returns its result, waiting: where an override
+    /// block answers an event of a task on the libcurl transport, from the transport's queue
+    /// (never the delegate queue itself, which would wait for itself).
+    func onDelegateQueue<Value: Sendable>(_ body: @escaping @Sendable () -> Value) -> Value {
+        let result = Locked<Value?>(nil)
+        operationQueue.addOperations([BlockOperation {
+            let value = body()
+            result.withLock { $0 = value }
+        }], waitUntilFinished: true)
+        return result.withLock { $0! }
+    }
 }

@@ -202,6 +202,41 @@ final class ManagedDataTaskTests: XCTestCase {
         XCTAssertTrue(task.progress.isCancelled)
     }
 
+    func testOverrideBlocksRunOnTheDelegateQueueInTheTasksOrder() throws {
+        let stubs = StubTransport()
+        stubs.on("GET").reply(.text("hello"))
+        let manager = manager(stubs)
+        let log = Locked<[String]>([])
+        let queue = manager.operationQueue
+        let record = { @Sendable (event: String) in
+            log.withLock { $0.append(OperationQueue.current === queue ? event : event + " off the delegate queue") }
+        }
+        manager.overrides.dataTaskDidReceiveResponse = { _, _, _ in
+            record("response")
+            return .allow
+        }
+        manager.overrides.dataTaskDidReceiveData = { _, _, data in record("data \(data.count)") }
+        manager.overrides.taskDidFinishCollectingMetrics = { _, _, _ in record("metrics") }
+        manager.overrides.taskDidComplete = { _, _, _ in record("complete") }
+        let completion = Completion(self)
+        manager.resume(try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler))
+        wait(for: [completion.expectation], timeout: 5)
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(log.withLock { $0 }, ["response", "data 5", "metrics", "complete"])
+        XCTAssertEqual(completion.body, "hello")
+    }
+
+    func testACancelFromTheResponseBlockCancelsTheTask() throws {
+        let stubs = StubTransport()
+        stubs.on("GET").reply(.text("unwanted"))
+        let manager = manager(stubs)
+        manager.overrides.dataTaskDidReceiveResponse = { _, _, _ in .cancel }
+        let completion = Completion(self)
+        manager.resume(try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler))
+        wait(for: [completion.expectation], timeout: 5)
+        XCTAssertEqual((completion.error as? URLError)?.code, .cancelled)
+    }
+
     func testInvalidatingAndCancellingCancelsTheManagersOwnTasks() throws {
         let stubs = StubTransport()
         stubs.on("GET").reply(StubReply.text("late").delayed(by: 30))
