@@ -26,6 +26,11 @@ import Glibc
 /// the sources watch a duplicate of each socket, which only this object closes, and a watch
 /// whose number no longer names its file (`FileIdentity`) is dropped, when it fires or when
 /// libcurl watches the number again.
+///
+/// Each source watches a duplicate of its own, closed once the source is cancelled: a source
+/// made on a descriptor whose other source was just cancelled (libcurl turning from writing a
+/// request to reading its response) joined the dying registration and never fired; on libcurl
+/// 8.14.1, which turns at once, 5 and 7 of 20 runs of `RetryContinuationTests` stalled so.
 final class CurlSockets: @unchecked Sendable {
     // @unchecked: `watches` is a `Locked`; `queue` is immutable.
 
@@ -91,16 +96,16 @@ final class CurlSockets: @unchecked Sendable {
             watch.isIdle = false
             watch.mayBeInUse = nil
             let descriptor = watch.descriptor
-            watch.read = source(watch.read, wanted: read, cancellations: watch.cancellations) {
-                let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+            watch.read = source(watch.read, wanted: read, of: descriptor, cancellations: watch.cancellations) { watched in
+                let source = DispatchSource.makeReadSource(fileDescriptor: watched, queue: queue)
                 source.setEventHandler { [weak self] in
                     guard let self, !dropIfClosed(socket, descriptor: descriptor), !retireIfIdle(socket) else { return }
                     handler(CurlSocket.selectIn)
                 }
                 return source
             }
-            watch.write = source(watch.write, wanted: write, cancellations: watch.cancellations) {
-                let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
+            watch.write = source(watch.write, wanted: write, of: descriptor, cancellations: watch.cancellations) { watched in
+                let source = DispatchSource.makeWriteSource(fileDescriptor: watched, queue: queue)
                 source.setEventHandler { [weak self] in
                     guard let self, !dropIfClosed(socket, descriptor: descriptor) else { return }
                     handler(CurlSocket.selectOut)
@@ -113,18 +118,24 @@ final class CurlSockets: @unchecked Sendable {
         stale?.retire(socket: socket, queue: queue)
     }
 
-    /// `existing`, a new source from `make` when one is wanted, or `nil` after cancelling.
+    /// `existing`, or when one is wanted a new source from `make` on a duplicate of `descriptor`
+    /// of its own (closed once the source is cancelled), or `nil` after cancelling.
     private func source(
-        _ existing: (any DispatchSourceProtocol)?, wanted: Bool, cancellations: DispatchGroup, make: () -> any DispatchSourceProtocol
+        _ existing: (any DispatchSourceProtocol)?, wanted: Bool, of descriptor: Int32, cancellations: DispatchGroup,
+        make: (Int32) -> any DispatchSourceProtocol
     ) -> (any DispatchSourceProtocol)? {
         guard wanted else {
             existing?.cancel()
             return nil
         }
         if let existing { return existing }
-        let source = make()
+        let duplicate = dup(descriptor)
+        let source = make(duplicate >= 0 ? duplicate : descriptor)
         cancellations.enter()
-        source.setCancelHandler { cancellations.leave() }
+        source.setCancelHandler {
+            if duplicate >= 0 { _ = Glibc.close(duplicate) }
+            cancellations.leave()
+        }
         source.resume()
         return source
     }
