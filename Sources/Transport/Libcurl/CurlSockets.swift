@@ -27,10 +27,12 @@ import Glibc
 /// whose number no longer names its file (`FileIdentity`) is dropped, when it fires or when
 /// libcurl watches the number again.
 ///
-/// Each source watches a duplicate of its own, closed once the source is cancelled: a source
-/// made on a descriptor whose other source was just cancelled (libcurl turning from writing a
+/// A write source watches a duplicate of its own, closed once it is cancelled: a read source
+/// made on the descriptor whose write source was just cancelled (libcurl turning from writing a
 /// request to reading its response) joined the dying registration and never fired; on libcurl
-/// 8.14.1, which turns at once, 5 and 7 of 20 runs of `RetryContinuationTests` stalled so.
+/// 8.14.1, which turns at once, 5 and 7 of 20 runs of `RetryContinuationTests` stalled so. The
+/// read source, kept while the connection lives, stays on the watch's descriptor: a pooled
+/// connection holds two descriptors, not three.
 final class CurlSockets: @unchecked Sendable {
     // @unchecked: `watches` is a `Locked`; `queue` is immutable.
 
@@ -96,7 +98,7 @@ final class CurlSockets: @unchecked Sendable {
             watch.isIdle = false
             watch.mayBeInUse = nil
             let descriptor = watch.descriptor
-            watch.read = source(watch.read, wanted: read, of: descriptor, cancellations: watch.cancellations) { watched in
+            watch.read = source(watch.read, wanted: read, of: descriptor, duplicated: false, cancellations: watch.cancellations) { watched in
                 let source = DispatchSource.makeReadSource(fileDescriptor: watched, queue: queue)
                 source.setEventHandler { [weak self] in
                     guard let self, !dropIfClosed(socket, descriptor: descriptor), !retireIfIdle(socket) else { return }
@@ -104,7 +106,7 @@ final class CurlSockets: @unchecked Sendable {
                 }
                 return source
             }
-            watch.write = source(watch.write, wanted: write, of: descriptor, cancellations: watch.cancellations) { watched in
+            watch.write = source(watch.write, wanted: write, of: descriptor, duplicated: true, cancellations: watch.cancellations) { watched in
                 let source = DispatchSource.makeWriteSource(fileDescriptor: watched, queue: queue)
                 source.setEventHandler { [weak self] in
                     guard let self, !dropIfClosed(socket, descriptor: descriptor) else { return }
@@ -118,10 +120,11 @@ final class CurlSockets: @unchecked Sendable {
         stale?.retire(socket: socket, queue: queue)
     }
 
-    /// `existing`, or when one is wanted a new source from `make` on a duplicate of `descriptor`
-    /// of its own (closed once the source is cancelled), or `nil` after cancelling.
+    /// `existing`, or when one is wanted a new source from `make` on `descriptor`, or when
+    /// `duplicated` on a duplicate of it of its own (closed once the source is cancelled); `nil`
+    /// after cancelling.
     private func source(
-        _ existing: (any DispatchSourceProtocol)?, wanted: Bool, of descriptor: Int32, cancellations: DispatchGroup,
+        _ existing: (any DispatchSourceProtocol)?, wanted: Bool, of descriptor: Int32, duplicated: Bool, cancellations: DispatchGroup,
         make: (Int32) -> any DispatchSourceProtocol
     ) -> (any DispatchSourceProtocol)? {
         guard wanted else {
@@ -129,7 +132,7 @@ final class CurlSockets: @unchecked Sendable {
             return nil
         }
         if let existing { return existing }
-        let duplicate = dup(descriptor)
+        let duplicate = duplicated ? dup(descriptor) : -1
         let source = make(duplicate >= 0 ? duplicate : descriptor)
         cancellations.enter()
         source.setCancelHandler {
