@@ -82,6 +82,13 @@ final class CurlSockets: @unchecked Sendable {
         self.queue = queue
     }
 
+    /// Sockets libcurl still watched, or closed itself, when its multi handle was cleaned up:
+    /// their sources are cancelled and duplicates closed (a source never cancelled keeps its
+    /// duplicate open for the life of the process).
+    deinit {
+        for (socket, watch) in watches.withLock({ $0 }) { watch.retire(socket: socket, queue: queue) }
+    }
+
     /// Watches `socket` for reading and/or writing; `handler` gets libcurl's event bits.
     func watch(_ socket: Int32, read: Bool, write: Bool, handler: @escaping @Sendable (Int32) -> Void) {
         let file = FileIdentity(socket)

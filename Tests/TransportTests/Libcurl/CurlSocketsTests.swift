@@ -31,6 +31,29 @@ final class CurlSocketsTests: XCTestCase {
         XCTAssertEqual(try get(url, with: manager), Data("ok".utf8))
     }
 
+    /// A socket libcurl still watched, or closed itself, when the transport went: its watch's
+    /// duplicate is closed with the watches (a source never cancelled kept it open for the life
+    /// of the process: 8 descriptors after a 10,000-request soak's manager was freed).
+    func testTheWatchesOfAFreedTransportLeaveNoDescriptorOpen() throws {
+        var pair: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
+        defer { _ = Glibc.close(pair[1]) }
+        let before = Self.openDescriptors()
+        var sockets: CurlSockets? = CurlSockets(queue: DispatchQueue(label: "sockets"))
+        sockets?.watch(pair[0], read: true, write: true) { _ in }
+        XCTAssertGreaterThan(Self.openDescriptors(), before, "the watch holds duplicates")
+        // libcurl closes it itself, without the close-socket callback.
+        _ = Glibc.close(pair[0])
+        sockets = nil
+        let deadline = Date().addingTimeInterval(5)
+        while Self.openDescriptors() >= before, Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(Self.openDescriptors(), before - 1, "only the socket libcurl closed is gone")
+    }
+
+    private static func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    }
+
     /// libcurl 7.74 closes its resolver's socket pair itself, and the connection's socket may
     /// take the same number: the watch of that number must follow the new file (a source of
     /// the closed one never fires again, and neither does one made beside it while libdispatch
