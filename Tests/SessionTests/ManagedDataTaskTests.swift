@@ -140,9 +140,11 @@ final class ManagedDataTaskTests: XCTestCase {
         XCTAssertEqual(completion.body, body)
     }
 
-    func testInvalidatingWithoutCancellingLetsTheManagersOwnTasksFinishFirst() throws {
+    /// Invalidates a manager (cancelling its tasks or not) while its task, answered with `reply`,
+    /// runs; the order in which the task completed and the session was reported invalid.
+    private func invalidating(during reply: StubReply, cancelingTasks: Bool) throws -> (order: [String], completion: Completion) {
         let stubs = StubTransport()
-        stubs.on("GET").reply(StubReply.text("done").delayed(by: 0.3))
+        stubs.on("GET").reply(reply)
         let manager = manager(stubs)
         let order = Locked<[String]>([])
         let invalidated = expectation(description: "invalidated")
@@ -153,28 +155,21 @@ final class ManagedDataTaskTests: XCTestCase {
         manager.overrides.taskDidComplete = { _, _, _ in order.withLock { $0.append("completed") } }
         let completion = Completion(self)
         manager.resume(try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler))
-        manager.invalidateSession(cancelingTasks: false)
+        manager.invalidateSession(cancelingTasks: cancelingTasks)
         wait(for: [completion.expectation, invalidated], timeout: 5)
+        return (order.withLock { $0 }, completion)
+    }
+
+    func testInvalidatingWithoutCancellingLetsTheManagersOwnTasksFinishFirst() throws {
+        let (order, completion) = try invalidating(during: StubReply.text("done").delayed(by: 0.3), cancelingTasks: false)
         XCTAssertEqual(completion.body, "done")
-        XCTAssertEqual(order.withLock { $0 }, ["completed", "invalidated"])
+        XCTAssertEqual(order, ["completed", "invalidated"])
     }
 
     func testInvalidatingAndCancellingReportsTheSessionInvalidAfterItsTasksCompleted() throws {
-        let stubs = StubTransport()
-        stubs.on("GET").reply(StubReply.text("late").delayed(by: 30))
-        let manager = manager(stubs)
-        let order = Locked<[String]>([])
-        let invalidated = expectation(description: "invalidated")
-        manager.overrides.sessionDidBecomeInvalid = { _, _ in
-            order.withLock { $0.append("invalidated") }
-            invalidated.fulfill()
-        }
-        manager.overrides.taskDidComplete = { _, _, _ in order.withLock { $0.append("completed") } }
-        let completion = Completion(self)
-        manager.resume(try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler))
-        manager.invalidateSession(cancelingTasks: true)
-        wait(for: [completion.expectation, invalidated], timeout: 5)
-        XCTAssertEqual(order.withLock { $0 }, ["completed", "invalidated"])
+        let (order, completion) = try invalidating(during: StubReply.text("late").delayed(by: 30), cancelingTasks: true)
+        XCTAssertEqual((completion.error as? URLError)?.code, .cancelled)
+        XCTAssertEqual(order, ["completed", "invalidated"])
     }
 
     func testCancellingATaskNeverResumedCompletesItOffTheCallersThread() throws {

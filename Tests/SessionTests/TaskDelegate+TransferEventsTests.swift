@@ -62,7 +62,8 @@ final class TaskDelegateTransferEventsTests: XCTestCase {
         XCTAssertNil(manager.table.delegate(for: task))
     }
 
-    func testALimitTheTransferReportsFailsTheTaskWithTheTypedError() throws {
+    /// A task of a new manager, its delegate, and what its completion records.
+    private func recordedTask() throws -> (delegate: TaskDelegate, failure: Locked<(any Error)?>, completed: XCTestExpectation) {
         let manager = manager()
         let failure = Locked<(any Error)?>(nil)
         let completed = expectation(description: "completed")
@@ -70,7 +71,11 @@ final class TaskDelegateTransferEventsTests: XCTestCase {
             failure.withLock { $0 = error }
             completed.fulfill()
         }
-        let delegate = try XCTUnwrap(manager.table.delegate(for: task))
+        return (try XCTUnwrap(manager.table.delegate(for: task)), failure, completed)
+    }
+
+    func testALimitTheTransferReportsFailsTheTaskWithTheTypedError() throws {
+        let (delegate, failure, completed) = try recordedTask()
         delegate.transfer(exceeded: .bodySize(10), declaredLength: 20, response: nil)
         delegate.transferDidComplete(with: URLError(.cancelled))
         wait(for: [completed], timeout: 5)
@@ -96,14 +101,7 @@ final class TaskDelegateTransferEventsTests: XCTestCase {
     func testAnUnansweredBasicOrDigestChallengeFailsTheTaskWithAuthenticationRequired() throws {
         for (header, required) in [("Basic realm=\"a\"", true), ("  digest realm=\"a\", nonce=\"n\"", true), ("Bearer", false),
                                    ("Basically", false), ("", false)] {
-            let manager = manager()
-            let failure = Locked<(any Error)?>(nil)
-            let completed = expectation(description: "completed")
-            let task = try manager.dataTask(with: URLRequest(url: url)) { _, _, error in
-                failure.withLock { $0 = error }
-                completed.fulfill()
-            }
-            let delegate = try XCTUnwrap(manager.table.delegate(for: task))
+            let (delegate, failure, completed) = try recordedTask()
             delegate.transferDidReceive(try XCTUnwrap(HTTPURLResponse(
                 url: url, statusCode: 401, httpVersion: "HTTP/1.1", headerFields: ["WWW-Authenticate": header])))
             delegate.transferDidComplete(with: nil)
