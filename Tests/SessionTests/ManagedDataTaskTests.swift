@@ -102,13 +102,19 @@ final class ManagedDataTaskTests: XCTestCase {
         XCTAssertEqual(task.response?.url?.path, "/new")
     }
 
-    func testCancellingARunningTaskStopsItAtOnce() throws {
+    /// A resumed task whose reply comes only after 30 s, its manager, and its completion.
+    private func slowTask() throws -> (manager: URLSessionManager, task: URLSessionTask, completion: Completion) {
         let stubs = StubTransport()
         stubs.on("GET").reply(StubReply.text("late").delayed(by: 30))
         let manager = manager(stubs)
         let completion = Completion(self)
         let task = try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler)
         task.resume()
+        return (manager, task, completion)
+    }
+
+    func testCancellingARunningTaskStopsItAtOnce() throws {
+        let (_, task, completion) = try slowTask()
         XCTAssertEqual(task.state, .running)
         task.cancel()
         wait(for: [completion.expectation], timeout: 5)
@@ -184,12 +190,7 @@ final class ManagedDataTaskTests: XCTestCase {
     }
 
     func testCancellingTheTasksProgressCancelsTheTask() throws {
-        let stubs = StubTransport()
-        stubs.on("GET").reply(StubReply.text("late").delayed(by: 30))
-        let manager = manager(stubs)
-        let completion = Completion(self)
-        let task = try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler)
-        task.resume()
+        let (manager, task, completion) = try slowTask()
         XCTAssertTrue(task.progress === manager.downloadProgress(for: task))
         task.progress.cancel()
         wait(for: [completion.expectation], timeout: 5)
