@@ -34,7 +34,7 @@ let package = Package(
         .executableTarget(name: "jsonlines-export", dependencies: ["AFNetworking"], path: "Examples/JSONLinesExport"),
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking", "AFNetworkingTesting", "AFLocking", "LibcurlBridge"], path: "Benchmarks"),
         .target(name: "TestSupport", dependencies: ["AFSecurity"], path: "Tests/TestSupport"),
-        .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking"], path: "Tests/TransportExitProbe"),
+        .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking", "AFSession", "AFTransport", "AFSerialization", "AFNetworkingTesting"], path: "Tests/TransportExitProbe"),
         .testTarget(name: "TestingTests", dependencies: ["AFNetworkingTesting", "AFNetworking"], path: "Tests/TestingTests"),
         .target(name: "UsersClient", dependencies: ["AFNetworking"], path: "Examples/UsersClient"),
         .testTarget(name: "UsersClientTests", dependencies: ["UsersClient", "AFNetworkingTesting", "AFNetworking"], path: "Examples/UsersClientTests"),

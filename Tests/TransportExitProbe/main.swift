@@ -4,7 +4,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// Used by `TransportTeardownConcurrencyTests`: managers that hold idle TLS connections are
+#if DEBUG
+// `rejected-event`: used by `CurlTransferTests` (RejectedEventProbe.swift).
+if CommandLine.arguments.dropFirst() == ["rejected-event"] { probeRejectedEvent() }
+#endif
+
+// Otherwise, used by `TransportTeardownConcurrencyTests`: managers that hold idle TLS connections are
 // invalidated, and the process exits while their transports are being torn down on dispatch
 // workers (curl_multi_cleanup -> SSL_CTX_free), racing OpenSSL's own clean-up at exit.
 // Arguments: the TLS server's base URL, the fixture directory, how many managers, and how

@@ -4,8 +4,11 @@ import Foundation
 /// task's interceptors when it has any), the hops of each attempt (redirects, a Basic retry),
 /// the error response held back while the interceptors decide, the wait before a retry, and the
 /// end. Each phase carries its data; each event returns what the transfer must do. The end is
-/// known here alone (`isEnded`), and at most one of `finish`, `fail` and `conclude` is ever
-/// returned. Pure: tested without a server and fuzzed (`Tests/Fuzz/TransferState`).
+/// known here alone (`isEnded`), and at most one of `finish`, `fail`, `conclude` and `reject` is
+/// ever returned. An event the transfer sequences itself (the start, the interceptors' answers,
+/// the retry timer, a hop's end) reaching a phase that cannot receive it is rejected (`reject`);
+/// after the end, where a cancellation can race it, it does nothing. Pure: tested without a
+/// server and fuzzed (`Tests/Fuzz/TransferState`).
 ///
 /// Generic over the request and response so that its tests and fuzzer need no Foundation
 /// networking types; `Failure` is what a failed attempt reports (a `URLError` in the transport);
@@ -55,6 +58,26 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
         case waitingToRetry(next: Int, Work?)
         /// The client was told the end, or the task was cancelled: nothing more happens.
         case ended
+
+        /// The phase's name, for `TransferStateError`.
+        var name: String {
+            switch self {
+            case .initialized: "initialized"
+            case .adapting: "adapting"
+            case .running: "running"
+            case .deciding: "deciding"
+            case .waitingToRetry: "waitingToRetry"
+            case .ended: "ended"
+            }
+        }
+
+        /// The interceptors' task or the retry timer the phase waits for, if any.
+        var pendingWork: Work? {
+            switch self {
+            case .adapting(_, let work), .deciding(_, _, let work), .waitingToRetry(_, let work): work
+            case .initialized, .running, .ended: nil
+            }
+        }
     }
 
     /// What the transfer must do.
@@ -78,6 +101,9 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
         /// Stop everything running: the handle, and `pending` (the interceptors' task or the
         /// retry timer) when there is one; the client is not told.
         case stop(pending: Work?)
+        /// An event reached a phase that cannot receive it: stop everything (as `stop`), then
+        /// tell the client the task failed with the error (a defect, which debug builds assert).
+        case reject(TransferStateError, pending: Work?)
     }
 
     /// What the interceptors decided.
@@ -151,7 +177,7 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
 
     /// The transfer starts.
     mutating func start() -> Action {
-        guard case .initialized = phase else { return .none }
+        guard case .initialized = phase else { return unexpected("start") }
         return begin(attempt: 1)
     }
 
@@ -179,7 +205,7 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
 
     /// The interceptors adapted the attempt's request (the transfer keeps it), or failed.
     mutating func adapted(failure: (any Error)?) -> Action {
-        guard case .adapting(let attempt, _) = phase else { return .none }
+        guard case .adapting(let attempt, _) = phase else { return unexpected("adapted") }
         if let failure { return end(.fail(failure)) }
         phase = .running(attempt, .delivering)
         return .startHop(next: nil)
@@ -231,7 +257,7 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
     /// `closedInHead` the failure when it ended without a final response. `canContinue`: the
     /// delivered body can continue with a range request.
     mutating func hopFinished(failure: Failure?, closedInHead: @autoclosure () -> Failure, canContinue: Bool) -> Action {
-        guard case .running(let attempt, let hop) = phase else { return .none }
+        guard case .running(let attempt, let hop) = phase else { return unexpected("hopFinished") }
         switch hop {
         case .awaitingNextHop(let next) where failure == nil:
             phase = .running(attempt, .delivering)
@@ -249,7 +275,7 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
 
     /// The running attempt failed outside libcurl (the idle timeout); its handle is gone.
     mutating func attemptFailed(_ failure: Failure) -> Action {
-        guard case .running(let attempt, let hop) = phase else { return .none }
+        guard case .running(let attempt, let hop) = phase else { return unexpected("attemptFailed") }
         if case .holding(let held) = hop { return decide(attempt, Outcome(held: held, failure: failure)) }
         guard hasInterceptors, !responseDelivered else { return end(.fail(failure)) }
         return decide(attempt, Outcome(held: nil, failure: failure))
@@ -262,7 +288,7 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
 
     /// The interceptors decided on the attempt.
     mutating func decided(_ decision: Decision) -> Action {
-        guard case .deciding(let attempt, let outcome, _) = phase else { return .none }
+        guard case .deciding(let attempt, let outcome, _) = phase else { return unexpected("decided") }
         switch decision {
         case .retry(let delay):
             phase = .waitingToRetry(next: attempt.number + 1, nil)
@@ -277,7 +303,7 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
 
     /// The wait before a retry ended: the next attempt starts.
     mutating func retryTimerFired() -> Action {
-        guard case .waitingToRetry(let next, _) = phase else { return .none }
+        guard case .waitingToRetry(let next, _) = phase else { return unexpected("retryTimerFired") }
         return begin(attempt: next)
     }
 
@@ -291,13 +317,18 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
     /// The task was cancelled: stop everything; the transfer ends the task itself
     /// (`CurlTransfer.cancel(with:)`).
     mutating func cancelled() -> Action {
-        let pending: Work? = switch phase {
-        case .adapting(_, let work), .deciding(_, _, let work), .waitingToRetry(_, let work): work
-        default: nil
-        }
+        let pending = phase.pendingWork
         if !isEnded { lastAttempt = attempt }
         phase = .ended
         return .stop(pending: pending)
+    }
+
+    /// `event` reached the phase, which cannot receive it: nothing after the end (a late event
+    /// a cancellation raced), rejected before.
+    private mutating func unexpected(_ event: String) -> Action {
+        guard !isEnded else { return .none }
+        let pending = phase.pendingWork
+        return end(.reject(TransferStateError(event: event, phase: phase.name), pending: pending))
     }
 
     private mutating func end(_ action: Action) -> Action {

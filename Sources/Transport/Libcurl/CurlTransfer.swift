@@ -77,6 +77,10 @@ package final class CurlTransfer: @unchecked Sendable {
     var lastActivity = DispatchTime.now()
     /// The stub's reply being played as the current hop, when the transport is stubbed.
     var stubPlayback: StubPlayback?
+    /// Whether an event the state machine rejects stops the process (debug builds: a defect to
+    /// find where it happens) or only fails the task with the `TransferStateError` (release
+    /// builds, and the tests of what they do).
+    var assertsOnRejectedEvents = CurlTransfer.isDebugBuild
     /// Whether the last hop went on a reused connection.
     var lastHopReusedConnection = false
     /// Where the next attempt continues the body already delivered, and the error that ends the
@@ -233,8 +237,18 @@ package final class CurlTransfer: @unchecked Sendable {
             stubPlayback = nil
             if let easy { transport.remove(easy) }
             releaseHandle()
+        case .reject(let error, let pending):
+            perform(.stop(pending: pending))
+            if assertsOnRejectedEvents { assertionFailure("\(error.errorDescription ?? "")") }
+            end(with: error)
         }
     }
+
+    #if DEBUG
+    static let isDebugBuild = true
+    #else
+    static let isDebugBuild = false
+    #endif
 
     /// Hands `work` to the phase that waits for it, or cancels it when none does.
     func keep(_ work: PendingWork) {

@@ -45,7 +45,7 @@ public func fuzzTransferState(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         default: action = .none
         }
         switch action {
-        case .finish, .fail, .conclude: completions += 1
+        case .finish, .fail, .conclude, .reject: completions += 1
         case .stop: stops += 1
         case .none, .adapt, .startHop, .decide, .scheduleRetry: break
         }

@@ -235,6 +235,50 @@ final class TransferStateMachineTests: XCTestCase {
         guard case .none = machine.adapted(failure: nil) else { return XCTFail() }
     }
 
+    // MARK: Events a phase cannot receive
+
+    func testAnEventThePhaseCannotReceiveIsRejectedWithTheEventAndThePhase() {
+        var machine = running()
+        guard case .reject(let error, pending: nil) = machine.decided(.conclude) else { return XCTFail("\(machine.phase)") }
+        XCTAssertEqual(error, TransferStateError(event: "decided", phase: "running"))
+        XCTAssertTrue(machine.isEnded)
+        XCTAssertEqual(machine.bodyDestination, .discarded)
+    }
+
+    func testARejectedEventHandsBackThePhasesPendingWorkToCancel() {
+        var machine = machine(interceptors: true)
+        _ = machine.start()
+        XCTAssertTrue(machine.began("adapting"))
+        guard case .reject(let error, pending: "adapting") = machine.retryTimerFired() else { return XCTFail("\(machine.phase)") }
+        XCTAssertEqual(error, TransferStateError(event: "retryTimerFired", phase: "adapting"))
+    }
+
+    func testEachEventTheTransferSequencesIsRejectedOutsideItsPhase() {
+        var started = running()
+        guard case .reject(let start, _) = started.start() else { return XCTFail() }
+        XCTAssertEqual(start, TransferStateError(event: "start", phase: "running"))
+        var adapted = running()
+        guard case .reject(let adapt, _) = adapted.adapted(failure: nil) else { return XCTFail() }
+        XCTAssertEqual(adapt, TransferStateError(event: "adapted", phase: "running"))
+        var deciding = running()
+        _ = deciding.hopFinished(failure: cut, closedInHead: closed, canContinue: false)
+        guard case .reject(let hop, _) = deciding.hopFinished(failure: nil, closedInHead: closed, canContinue: false) else { return XCTFail() }
+        XCTAssertEqual(hop, TransferStateError(event: "hopFinished", phase: "deciding"))
+        var waiting = running()
+        _ = waiting.hopFinished(failure: cut, closedInHead: closed, canContinue: false)
+        _ = waiting.decided(.retry(after: 1))
+        guard case .reject(let idle, _) = waiting.attemptFailed(cut) else { return XCTFail() }
+        XCTAssertEqual(idle, TransferStateError(event: "attemptFailed", phase: "waitingToRetry"))
+    }
+
+    func testAnEventAfterTheEndIsLateNotRejected() {
+        var machine = running()
+        _ = machine.failed(cut)
+        guard case .none = machine.start() else { return XCTFail() }
+        guard case .none = machine.attemptFailed(cut) else { return XCTFail() }
+        guard case .none = machine.decided(.fail(cut)) else { return XCTFail() }
+    }
+
     // MARK: Every event in every phase
 
     /// The events a transfer can receive, in any order (a hostile server, a racing cancel, a
@@ -277,7 +321,7 @@ final class TransferStateMachineTests: XCTestCase {
             case .cancelled: action = machine.cancelled()
             }
             switch action {
-            case .finish, .fail, .conclude: completions += 1
+            case .finish, .fail, .conclude, .reject: completions += 1
             case .stop: stops += 1
             default: break
             }
