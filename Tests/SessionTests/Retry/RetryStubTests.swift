@@ -124,6 +124,14 @@ final class RetryStubTests: XCTestCase {
         XCTAssertEqual(statuses.withLock { $0 }, [200])
     }
 
+    func testAnErrorBodyOfExactlyTheHoldIsStillHeldAndRetried() throws {
+        let body = Data(count: RetryContext.maximumHeldBodyLength)
+        let (stubs, route) = stubs([StubReply.status(503, body: body).chunked(64 * 1024), .text("ready")])
+        let completion = try run(URLRequest(url: url), on: makeManager(stubs: stubs, interceptor: policy()))
+        XCTAssertEqual(completion.text, "ready")
+        XCTAssertEqual(route.callCount, 2)
+    }
+
     func testAnErrorBodyLargerThanTheHoldGoesToTheClientWithoutARetry() throws {
         let body = Data((0..<(RetryContext.maximumHeldBodyLength + 1)).map { UInt8($0 % 251) })
         let (stubs, route) = stubs([StubReply.status(503, body: body).chunked(64 * 1024), .text("ready")])
