@@ -73,10 +73,10 @@ final class TimeoutStubTests: XCTestCase {
     func testTheTotalTimeoutCountsEveryHopOfARedirect() throws {
         // Each hop alone is within the total; together they are not.
         let stubs = StubTransport()
-        stubs.on("GET", url.absoluteString).reply(StubReply.redirect(to: "/v1/slower").delayed(by: 0.25))
-        stubs.on("GET", "https://api.example.com/v1/slower").reply(StubReply.text("late").delayed(by: 0.25))
+        stubs.on("GET", url.absoluteString).reply(StubReply.redirect(to: "/v1/slower").delayed(by: 0.3))
+        stubs.on("GET", "https://api.example.com/v1/slower").reply(StubReply.text("late").delayed(by: 0.3))
         let manager = makeManager(stubs: stubs)
-        let completion = try run(request(idle: 10), on: manager) { try manager.setTotalTimeout(0.4, for: $0) }
+        let completion = try run(request(idle: 10), on: manager) { try manager.setTotalTimeout(0.5, for: $0) }
         XCTAssertEqual(timeoutKind(completion, failingURL: URL(string: "https://api.example.com/v1/slower")), "total")
         XCTAssertEqual(stubs.requests.count, 2)
     }
@@ -84,9 +84,9 @@ final class TimeoutStubTests: XCTestCase {
     func testAHopsDelayDoesNotCountTowardTheNextHopsIdleTimeout() throws {
         // The idle timeout is per silence: two hops each silent for less than it succeed.
         let stubs = StubTransport()
-        stubs.on("GET", url.absoluteString).reply(StubReply.redirect(to: "/v1/slower").delayed(by: 0.15))
-        stubs.on("GET", "https://api.example.com/v1/slower").reply(StubReply.text("ready").delayed(by: 0.15))
-        let completion = try run(request(idle: 0.3), on: makeManager(stubs: stubs))
+        stubs.on("GET", url.absoluteString).reply(StubReply.redirect(to: "/v1/slower").delayed(by: 0.3))
+        stubs.on("GET", "https://api.example.com/v1/slower").reply(StubReply.text("ready").delayed(by: 0.3))
+        let completion = try run(request(idle: 0.5), on: makeManager(stubs: stubs))
         XCTAssertNil(completion.error)
         XCTAssertEqual(completion.text, "ready")
     }
