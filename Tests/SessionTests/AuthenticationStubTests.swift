@@ -135,4 +135,20 @@ final class AuthenticationStubTests: XCTestCase {
         assertAuthenticationRequired(completion)
         XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, [nil, nil])
     }
+
+    func testAChallengeIsAnsweredBeforeTheInterceptorsSeeIt() throws {
+        let stubs = vault()
+        let manager = makeManager(stubs: stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 }))
+        manager.credential = credential
+        let completion = try run(URLRequest(url: privateURL), on: manager)
+        XCTAssertEqual(completion.text, "inside")
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, [nil, userPass])
+    }
+
+    func testAnUnansweredChallengeHeldForTheInterceptorsStillFailsWithAuthenticationRequired() throws {
+        let stubs = vault()
+        let completion = try run(URLRequest(url: privateURL), on: makeManager(stubs: stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 })))
+        assertAuthenticationRequired(completion)
+        XCTAssertEqual(stubs.requests.count, 1)
+    }
 }

@@ -100,6 +100,15 @@ final class RetryStubTests: XCTestCase {
         XCTAssertEqual(route.callCount, 2)
     }
 
+    func testARetryStartsOverFromTheOriginalRequestNotTheRedirectTarget() throws {
+        let stubs = StubTransport()
+        stubs.on("GET", url.absoluteString).reply(.redirect(to: "/v1/moved"))
+        stubs.on("GET", "https://api.example.com/v1/moved").replies([.status(503), .text("ready")])
+        let completion = try run(URLRequest(url: url), on: makeManager(stubs: stubs, interceptor: policy()))
+        XCTAssertEqual(completion.text, "ready")
+        XCTAssertEqual(stubs.requests.map(\.path), ["/v1/report", "/v1/moved", "/v1/report", "/v1/moved"])
+    }
+
     // MARK: The held error response
 
     func testWhenRetriesGiveUpTheLastErrorResponseReachesTheClientWithItsBody() throws {
