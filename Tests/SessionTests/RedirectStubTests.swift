@@ -304,4 +304,20 @@ final class RedirectStubTests: XCTestCase {
         XCTAssertEqual((completion.error as? URLError)?.code, .httpTooManyRedirects)
         XCTAssertEqual(statuses.withLock { $0 }, [])
     }
+
+    func testEachAttemptOfARetriedTaskHasTheWholeRedirectLimit() throws {
+        // Six redirects to an end that answers 503 twice, then 200: each attempt follows six,
+        // well within the limit, as a fresh task would (curl's --retry and Alamofire's retried
+        // task count anew too).
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/hop/7").replies([.status(503), .status(503), .text("done")])
+        stubs.on("GET", "/hop/*").reply { request in
+            .redirect(to: "/hop/\((Int(request.path.split(separator: "/").last ?? "") ?? 0) + 1)")
+        }
+        let policy = RetryPolicy(budget: nil, jitter: { _ in 0 })
+        let completion = try run(URLRequest(url: base.appendingPathComponent("hop/1")), on: makeManager(stubs: stubs, interceptor: policy))
+        XCTAssertNil(completion.error)
+        XCTAssertEqual(completion.text, "done")
+        XCTAssertEqual(stubs.requests.count, 21)
+    }
 }

@@ -115,4 +115,25 @@ final class ResponseLimitsStubTests: XCTestCase {
         XCTAssertNil(completion.error)
         XCTAssertEqual(completion.object as? Data, bytes.prefix(900))
     }
+
+    func testAnErrorBodyPastTheLimitWhileHeldEndsTheTaskWithoutARetry() throws {
+        let policy = RetryPolicy(budget: nil, jitter: { _ in 0 })
+        let (manager, route) = manager([StubReply.status(503, fields: ["Transfer-Encoding": "chunked"], body: bytes).chunked(100), .text("ready")],
+                                       limits: ResponseLimits(maximumBodySize: 1000), interceptor: policy)
+        let completion = try run(URLRequest(url: url), on: manager)
+        let failure = limitError(completion.error)
+        XCTAssertEqual(failure?.limit, .bodySize(1000))
+        XCTAssertEqual(failure?.response?.statusCode, 503)
+        XCTAssertEqual(route.callCount, 1, "the task had already failed with the limit: the retry was sent for nothing")
+    }
+
+    func testAnUncompressedBodyPastTheDecompressionAllowanceIsNoBomb() throws {
+        // No Content-Encoding: every decoded byte is a received byte, a ratio of 1:1. Past
+        // 100 × 64 KiB the stub's ratio would exceed 100:1 were its bytes not counted as received.
+        let body = Data(count: 7 << 20)
+        let (manager, _) = manager([StubReply.status(200, body: body).chunked(64 * 1024)], limits: .default)
+        let completion = try run(URLRequest(url: url), on: manager)
+        XCTAssertNil(completion.error)
+        XCTAssertEqual((completion.object as? Data)?.count, body.count)
+    }
 }

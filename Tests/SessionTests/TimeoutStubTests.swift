@@ -119,4 +119,15 @@ final class TimeoutStubTests: XCTestCase {
         XCTAssertEqual(timeoutKind(completion), "total")
         XCTAssertEqual(route.callCount, 1)
     }
+
+    func testARetryWaitLongerThanTheTotalTimeoutIsCutShortByIt() throws {
+        // A 0.4 s total timeout and a Retry-After of 30 s: the task must end when its total runs
+        // out, not when the wait does.
+        let stubs = StubTransport()
+        let route = stubs.on("GET", url.absoluteString).replies([.status(503, fields: ["Retry-After": "30"]), .text("ready")])
+        let manager = makeManager(stubs: stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 }))
+        let completion = try run(request(idle: 10), on: manager, timeout: 5) { try manager.setTotalTimeout(0.4, for: $0) }
+        XCTAssertEqual(timeoutKind(completion), "total")
+        XCTAssertEqual(route.callCount, 1)
+    }
 }
