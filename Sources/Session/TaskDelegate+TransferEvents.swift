@@ -71,7 +71,10 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transfer(requestForAttempt attempt: Int, from request: URLRequest) -> URLRequest {
-        manager?.renewingCookies(of: request, delegate: self) ?? request
+        // Each attempt may follow the whole redirect limit, as a task made afresh would (curl's
+        // --retry counts each transfer's redirects anew too).
+        restartRedirectCount()
+        return manager?.renewingCookies(of: request, delegate: self) ?? request
     }
 
     func transferReceivesBody(through window: CurlReceiveWindow) {

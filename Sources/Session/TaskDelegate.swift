@@ -203,6 +203,11 @@ final class TaskDelegate: @unchecked Sendable {
         }
     }
 
+    /// A new attempt starts with no redirect counted.
+    func restartRedirectCount() {
+        state.withLock { $0.redirectCount = 0 }
+    }
+
     /// A redirect past the manager's limit was not followed.
     func didStopRedirects(after response: HTTPURLResponse) {
         var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "More than \(URLSessionManager.maximumRedirects) redirects."]

@@ -35,6 +35,8 @@ struct CurlHop {
     var certificateRequested = false
     /// Why the hop's response head was refused, if it was.
     var framingFault: ResponseFramingError?
+    /// The task's limit the response exceeded, which ends the task (no retry, no continuation).
+    var exceededLimit: ResponseLimits.Limit?
     /// When the request body was sent whole, and the connection's TLS.
     var requestEnd: Date?
     var tls: (version: String, cipher: String)?

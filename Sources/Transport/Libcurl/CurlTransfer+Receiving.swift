@@ -168,8 +168,10 @@ extension CurlTransfer {
         return bytes.count
     }
 
-    /// Tells the task the response exceeded `limit`; the caller then stops the transfer.
+    /// Tells the task the response exceeded `limit`; the caller then stops the hop, which ends
+    /// the task (`endHop`).
     private func exceeded(_ limit: ResponseLimits.Limit) {
+        hop.exceededLimit = limit
         let declared = hop.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
         events?.transfer(exceeded: limit, declaredLength: declared, response: hop.response)
     }
@@ -186,7 +188,7 @@ extension CurlTransfer {
         guard ratioExceeded(hop.receivedBodyBytes) else { return nil }
         // The progress count lags further (libcurl may read many buffers between progress
         // calls): confirm with the exact count before stopping the transfer.
-        var received: Int64 = 0
+        var received = hop.receivedBodyBytes
         if let easy { _ = afn_easy_getinfo_off(easy, CurlInfo.sizeDownload, &received) }
         hop.receivedBodyBytes = received
         return ratioExceeded(received) ? .decompressionRatio(ratio) : nil

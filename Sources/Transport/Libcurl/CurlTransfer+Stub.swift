@@ -134,6 +134,8 @@ extension CurlTransfer {
         var index = playback.chunk
         while index < chunks.count {
             lastActivity = .now()
+            // A stub's body is not encoded: each byte counts as received (decompression ratio).
+            hop.receivedBodyBytes += Int64(chunks[index].count)
             let written = chunks[index].withUnsafeBytes { receive($0) }
             if written == CurlSocket.writeFunctionPause { return }
             guard written == chunks[index].count else { return endStubHop(failure: error(for: CurlCode.writeError)) }

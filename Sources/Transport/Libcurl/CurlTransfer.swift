@@ -73,6 +73,8 @@ package final class CurlTransfer: @unchecked Sendable {
     var isReceivePaused = false
     /// The most request body bytes reported sent, over all hops.
     var reportedUpload: Int64 = 0
+    /// The timer of the total timeout, when the task has one (`start`).
+    var deadline: DispatchSourceTimer?
     /// The last byte received or sent; the transport's idle timer compares it with the idle timeout.
     var lastActivity = DispatchTime.now()
     /// The stub's reply being played as the current hop, when the transport is stubbed.
@@ -142,9 +144,20 @@ package final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Events from the transport
 
-    /// Starts the transfer; on the transport's queue.
+    /// Starts the transfer; on the transport's queue. With a total timeout, its deadline is
+    /// watched between hops too (a retry's wait, the interceptors' work).
     func start() {
+        if let total = timeouts.total {
+            deadline = transport.run(after: total - Self.seconds(from: transferStart)) { [weak self] in self?.totalTimeoutElapsed() }
+        }
         perform(machine.start())
+    }
+
+    /// The total timeout ran out. A running hop ends itself at that deadline (libcurl's timeout,
+    /// the stub's watchdog), with its metrics; between hops the transfer stops here.
+    private func totalTimeoutElapsed() {
+        guard !isEnded, easy == nil, stubPlayback == nil else { return }
+        cancel(with: timeouts.error(.total, url: request.url))
     }
 
     /// The handle finished with `curlCode` and was removed from the multi handle.
@@ -175,6 +188,11 @@ package final class CurlTransfer: @unchecked Sendable {
             // The server sent something other than the rest: the body delivered cannot go on.
             refusedContinuation = nil
             return perform(machine.failed(refused))
+        }
+        if hop.exceededLimit != nil, let failure {
+            // A response past a limit ends the task (which reports the limit): no interceptor
+            // retries it, nor continues its body with a range request.
+            return perform(machine.failed(failure))
         }
         let canContinue = machine.hasInterceptors && failure != nil && continuation == nil && rangeContinuation != nil
         perform(machine.hopFinished(
@@ -283,6 +301,7 @@ package final class CurlTransfer: @unchecked Sendable {
     private func end(with error: (any Error)?) {
         guard !isEnded else { return }
         isEnded = true
+        deadline?.cancel()
         events?.transferDidComplete(with: error)
     }
 
