@@ -71,7 +71,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     }
 
     /// How many redirects a task follows at most, on either transport (URLSession's limit on
-    /// Apple platforms).
+    /// Apple platforms); each attempt of a task its interceptors retry, as many again.
     public static let maximumRedirects = 16
 
     /// The serial queue URLSession calls the delegate on.
