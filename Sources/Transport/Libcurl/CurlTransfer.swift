@@ -73,7 +73,7 @@ package final class CurlTransfer: @unchecked Sendable {
     var isReceivePaused = false
     /// The most request body bytes reported sent, over all hops.
     var reportedUpload: Int64 = 0
-    /// The timer of the total timeout, when the task has one (`start`).
+    /// The timer of the total timeout between hops, when the task has one (`start`).
     var deadline: DispatchSourceTimer?
     /// The last byte received or sent; the transport's idle timer compares it with the idle timeout.
     var lastActivity = DispatchTime.now()
@@ -144,10 +144,11 @@ package final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Events from the transport
 
-    /// Starts the transfer; on the transport's queue. With a total timeout, its deadline is
-    /// watched between hops too (a retry's wait, the interceptors' work).
+    /// Starts the transfer; on the transport's queue. With interceptors and a total timeout, a
+    /// timer watches the deadline between hops too (the interceptors' work, a retry's wait):
+    /// without interceptors one hop follows another at once, and each hop has its own timeout.
     func start() {
-        if let total = timeouts.total {
+        if machine.hasInterceptors, let total = timeouts.total {
             deadline = transport.run(after: total - Self.seconds(from: transferStart)) { [weak self] in self?.totalTimeoutElapsed() }
         }
         perform(machine.start())
