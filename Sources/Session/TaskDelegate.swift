@@ -81,7 +81,9 @@ final class TaskDelegate: @unchecked Sendable {
         var response: HTTPURLResponse?
         var responseStart: Date?
         var transactions: [TransactionMetrics] = []
+        /// The redirects followed by the task (its metrics), and by its current attempt (the limit).
         var redirectCount = 0
+        var attemptRedirectCount = 0
         var endedAtRedirect = false
         var sendsCredentialsAcrossOrigins: Bool?
         var carriesJarCookies = false
@@ -195,17 +197,18 @@ final class TaskDelegate: @unchecked Sendable {
         deliver(handler: handlers.uploadProgress, direction: .upload)
     }
 
-    /// Counts a redirect; returns how many the task has met.
+    /// Counts a redirect; returns how many the task's current attempt has met.
     func didRedirect() -> Int {
         state.withLock { state in
             state.redirectCount += 1
-            return state.redirectCount
+            state.attemptRedirectCount += 1
+            return state.attemptRedirectCount
         }
     }
 
     /// A new attempt starts with no redirect counted.
     func restartRedirectCount() {
-        state.withLock { $0.redirectCount = 0 }
+        state.withLock { $0.attemptRedirectCount = 0 }
     }
 
     /// A redirect past the manager's limit was not followed.
@@ -215,6 +218,7 @@ final class TaskDelegate: @unchecked Sendable {
         let error = URLError(.httpTooManyRedirects, userInfo: userInfo)
         state.withLock { state in
             state.redirectCount -= 1
+            state.attemptRedirectCount -= 1
             state.record(.failed(error))
             state.endedAtRedirect = true
         }

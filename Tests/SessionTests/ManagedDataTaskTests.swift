@@ -182,10 +182,16 @@ final class ManagedDataTaskTests: XCTestCase {
         let manager = manager(StubTransport())
         let onCaller = Locked<Bool?>(nil)
         let caller = pthread_self()
-        manager.overrides.taskDidComplete = { _, _, _ in onCaller.withLock { $0 = pthread_equal(pthread_self(), caller) != 0 } }
+        // The override block is posted to the delegate queue, apart from the completion handler:
+        // waited for itself.
+        let overrideRan = expectation(description: "taskDidComplete")
+        manager.overrides.taskDidComplete = { _, _, _ in
+            onCaller.withLock { $0 = pthread_equal(pthread_self(), caller) != 0 }
+            overrideRan.fulfill()
+        }
         let completion = Completion(self)
         try manager.dataTask(with: URLRequest(url: base), completionHandler: completion.handler).cancel()
-        wait(for: [completion.expectation], timeout: 5)
+        wait(for: [completion.expectation, overrideRan], timeout: 5)
         XCTAssertEqual(onCaller.withLock { $0 }, false)
     }
 

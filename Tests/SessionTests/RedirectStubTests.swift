@@ -320,4 +320,23 @@ final class RedirectStubTests: XCTestCase {
         XCTAssertEqual(completion.text, "done")
         XCTAssertEqual(stubs.requests.count, 21)
     }
+
+    func testTheMetricsOfARetriedTaskCountTheRedirectsOfEveryAttempt() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/hop/3").replies([.status(503), .text("done")])
+        stubs.on("GET", "/hop/*").reply { request in
+            .redirect(to: "/hop/\((Int(request.path.split(separator: "/").last ?? "") ?? 0) + 1)")
+        }
+        let manager = makeManager(stubs: stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 }))
+        let redirects = Locked<Int?>(nil)
+        let collected = expectation(description: "metrics")
+        manager.overrides.taskDidFinishCollectingMetrics = { _, _, metrics in
+            redirects.withLock { $0 = metrics.redirectCount }
+            collected.fulfill()
+        }
+        let completion = try run(URLRequest(url: base.appendingPathComponent("hop/1")), on: manager)
+        XCTAssertEqual(completion.text, "done")
+        wait(for: [collected], timeout: 5)
+        XCTAssertEqual(redirects.withLock { $0 }, 4, "two redirects in each of the two attempts")
+    }
 }

@@ -136,4 +136,31 @@ final class ResponseLimitsStubTests: XCTestCase {
         XCTAssertNil(completion.error)
         XCTAssertEqual((completion.object as? Data)?.count, body.count)
     }
+
+    /// A 10-byte body of undeclared length with a strong ETag cut after 4 bytes, and its rest (`bytes=4-`) answered
+    /// by `rest`, under a body limit of 8 bytes: the whole body is past it.
+    private func continuedPastTheLimit(rest: StubReply) throws -> (Completion, StubTransport) {
+        let stubs = StubTransport()
+        stubs.on("GET", url.absoluteString, headers: ["Range": "bytes=4-"]).reply(rest)
+        stubs.on("GET", url.absoluteString).reply(
+            StubReply.status(200, fields: ["ETag": #""v1""#, "Transfer-Encoding": "chunked"], body: Data("0123456789".utf8)).cut(afterBodyBytes: 4))
+        let manager = makeManager(stubs: stubs, interceptor: RetryPolicy(backoffBase: 0.01, budget: nil, jitter: { $0 }))
+        manager.responseLimits = ResponseLimits(maximumBodySize: 8)
+        return (try run(URLRequest(url: url), on: manager), stubs)
+    }
+
+    func testARangeContinuationDeclaringMoreThanTheLimitLeftFailsWithTheLimit() throws {
+        let (completion, stubs) = try continuedPastTheLimit(
+            rest: .status(206, fields: ["Content-Range": "bytes 4-9/10", "ETag": #""v1""#], body: Data("456789".utf8)))
+        XCTAssertEqual(limitError(completion.error)?.limit, .bodySize(8))
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    func testARangeContinuationCountsTheBytesReceivedBeforeItAgainstTheLimit() throws {
+        let (completion, stubs) = try continuedPastTheLimit(
+            rest: StubReply.status(206, fields: ["Content-Range": "bytes 4-9/10", "ETag": #""v1""#, "Transfer-Encoding": "chunked"],
+                                   body: Data("456789".utf8)).chunked(2))
+        XCTAssertEqual(limitError(completion.error)?.limit, .bodySize(8))
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
 }

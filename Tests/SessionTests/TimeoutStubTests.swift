@@ -130,4 +130,21 @@ final class TimeoutStubTests: XCTestCase {
         XCTAssertEqual(timeoutKind(completion), "total")
         XCTAssertEqual(route.callCount, 1)
     }
+
+    func testATotalTimeoutDuringAHopEndsTheTaskWithoutAskingTheInterceptors() throws {
+        // The policy would retry a timeout after 5 s: the total of 0.4 s ends the task instead,
+        // with no retry announced and none sent.
+        let stubs = StubTransport()
+        let route = stubs.on("GET", url.absoluteString).replies([StubReply.text("late").delayed(by: 30), .text("ready")])
+        let manager = makeManager(stubs: stubs, interceptor: RetryPolicy(backoffBase: 5, budget: nil, jitter: { $0 }))
+        let retries = NotificationLog(.taskWillRetry)
+        var task: URLSessionTask?
+        let completion = try run(request(idle: 10), on: manager, timeout: 3) {
+            task = $0
+            try manager.setTotalTimeout(0.4, for: $0)
+        }
+        XCTAssertEqual(timeoutKind(completion), "total")
+        XCTAssertEqual(route.callCount, 1)
+        XCTAssertEqual(task.map(retries.posted(for:))?.count, 0)
+    }
 }

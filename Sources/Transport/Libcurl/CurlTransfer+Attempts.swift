@@ -54,6 +54,7 @@ extension CurlTransfer {
         guard let interceptor = options.interceptor else { return perform(machine.decided(.conclude)) }
         let range = rangeContinuation
         continuation = range.flatMap { range in outcome.failure.map { (range, $0) } }
+        continuedBodyBytes = continuation == nil ? 0 : continuedBodyBytes + hop.decodedBodyBytes
         let context = RetryContext(
             request: request, response: outcome.held?.response, body: outcome.held?.body ?? Data(), error: outcome.failure,
             attempt: attempt, receivedResponseBytes: hop.receivedResponseBytes, canContinue: range != nil,

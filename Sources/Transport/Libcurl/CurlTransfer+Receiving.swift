@@ -98,6 +98,11 @@ extension CurlTransfer {
                 return false
             }
             hop.response = response
+            if let limit = options.limits.sizeLimit(isDownload: options.isDownload),
+               response.expectedContentLength > limit.bytes - continuedBodyBytes {
+                exceeded(limit.limit)
+                return false
+            }
             followResponseEnd(of: response)
         } else {
             hop.response = response
@@ -180,7 +185,9 @@ extension CurlTransfer {
     private func admitBody(_ length: Int) -> ResponseLimits.Limit? {
         hop.decodedBodyBytes += Int64(length)
         let limits = options.limits
-        if let limit = limits.sizeLimit(isDownload: options.isDownload), hop.decodedBodyBytes > limit.bytes { return limit.limit }
+        if let limit = limits.sizeLimit(isDownload: options.isDownload), hop.decodedBodyBytes > limit.bytes - continuedBodyBytes {
+            return limit.limit
+        }
         // libcurl counts a read's raw bytes only after decoding it into write callbacks, so the
         // raw count may lack up to one receive buffer.
         guard let ratio = limits.maximumDecompressionRatio, hop.decodedBodyBytes > limits.decompressionAllowance else { return nil }

@@ -73,8 +73,13 @@ package final class CurlTransfer: @unchecked Sendable {
     var isReceivePaused = false
     /// The most request body bytes reported sent, over all hops.
     var reportedUpload: Int64 = 0
-    /// The timer of the total timeout between hops, when the task has one (`start`).
+    /// The timer of the total timeout between hops, when the task has one (`start`), and
+    /// whether it ran out while a hop ran.
     var deadline: DispatchSourceTimer?
+    var isPastDeadline = false
+    /// The body bytes the task received before the current hop continued the response with a
+    /// range request: the size limit counts them with the hop's own.
+    var continuedBodyBytes: Int64 = 0
     /// The last byte received or sent; the transport's idle timer compares it with the idle timeout.
     var lastActivity = DispatchTime.now()
     /// The stub's reply being played as the current hop, when the transport is stubbed.
@@ -115,6 +120,8 @@ package final class CurlTransfer: @unchecked Sendable {
         clientIdentity = options.clientIdentity ?? transport.connection.clientIdentity
         machine = StateMachine(hasInterceptors: options.interceptor != nil, maximumHeldBodyLength: RetryContext.maximumHeldBodyLength)
         body = Self.body(of: request, previous: .none)
+        // A stubbed hop never hands the buffer to libcurl, yet its errors read it.
+        errorBuffer.initialize(repeating: 0, count: 256)
         timeouts = TransferTimeouts(connect: transport.connection.connectTimeout ?? request.timeoutInterval, idle: request.timeoutInterval,
                                     total: options.totalTimeout)
         if options.readsThroughWindow { events?.transferReceivesBody(through: window) }
@@ -148,16 +155,19 @@ package final class CurlTransfer: @unchecked Sendable {
     /// timer watches the deadline between hops too (the interceptors' work, a retry's wait):
     /// without interceptors one hop follows another at once, and each hop has its own timeout.
     func start() {
-        if machine.hasInterceptors, let total = timeouts.total {
+        // A task cancelled before it started has ended: no deadline is left to watch.
+        if !isEnded, machine.hasInterceptors, let total = timeouts.total {
             deadline = transport.run(after: total - Self.seconds(from: transferStart)) { [weak self] in self?.totalTimeoutElapsed() }
         }
         perform(machine.start())
     }
 
     /// The total timeout ran out. A running hop ends itself at that deadline (libcurl's timeout,
-    /// the stub's watchdog), with its metrics; between hops the transfer stops here.
+    /// the stub's watchdog: a millisecond later at most), with its metrics, and its failure then
+    /// ends the task (`endHop`); between hops the transfer stops here.
     private func totalTimeoutElapsed() {
-        guard !isEnded, easy == nil, stubPlayback == nil else { return }
+        guard !isEnded else { return }
+        if easy != nil || stubPlayback != nil { return isPastDeadline = true }
         cancel(with: timeouts.error(.total, url: request.url))
     }
 
@@ -190,9 +200,9 @@ package final class CurlTransfer: @unchecked Sendable {
             refusedContinuation = nil
             return perform(machine.failed(refused))
         }
-        if hop.exceededLimit != nil, let failure {
-            // A response past a limit ends the task (which reports the limit): no interceptor
-            // retries it, nor continues its body with a range request.
+        if hop.exceededLimit != nil || isPastDeadline, let failure {
+            // A response past a limit, or a hop past the total timeout, ends the task (which
+            // reports the limit): no interceptor retries it, nor continues its body.
             return perform(machine.failed(failure))
         }
         let canContinue = machine.hasInterceptors && failure != nil && continuation == nil && rangeContinuation != nil
