@@ -137,7 +137,8 @@ extension CurlTransfer {
             // A stub's body is not encoded: each byte counts as received (decompression ratio).
             hop.receivedBodyBytes += Int64(chunks[index].count)
             let written = chunks[index].withUnsafeBytes { receive($0) }
-            if written == CurlSocket.writeFunctionPause { return }
+            // A paused chunk is offered again when reading resumes, and counted then.
+            if written == CurlSocket.writeFunctionPause { return hop.receivedBodyBytes -= Int64(chunks[index].count) }
             guard written == chunks[index].count else { return endStubHop(failure: error(for: CurlCode.writeError)) }
             index += 1
             stubPlayback?.chunk = index
