@@ -5,7 +5,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
 /// The async REST methods, against the in-process `TestServer`.

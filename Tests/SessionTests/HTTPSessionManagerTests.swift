@@ -6,7 +6,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
 /// AFNetworking's HTTPSessionManager behaviours, against the in-process `TestServer`.

@@ -5,7 +5,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
 /// URLSession retains its delegate until invalidated (AFNetworking's most reported "leak");

@@ -5,7 +5,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
 /// Nothing goes on the wire that could smuggle a line: methods and header names are tokens, no

@@ -6,7 +6,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
 /// URLSession on Linux never reports task metrics; the manager measures them. Against the
