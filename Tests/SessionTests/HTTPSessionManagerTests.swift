@@ -1,3 +1,4 @@
+import AFNetworkingTesting
 import AFSecurity
 import AFSerialization
 import AFSession
@@ -5,10 +6,9 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
-/// AFNetworking's HTTPSessionManager behaviours, against the local httpbin.
+/// AFNetworking's HTTPSessionManager behaviours, against the in-process `TestServer`.
 final class HTTPSessionManagerTests: XCTestCase {
     func testDefaultSerializers() {
         let manager = HTTPSessionManager()
@@ -64,18 +64,21 @@ final class HTTPSessionManagerTests: XCTestCase {
     }
 
     func testGETSucceedsWithTheParsedBody() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer { _ in .jsonObject(["parsed": true]) }
+        let manager = makeHTTPSessionManager(for: server)
         let call = CallRecorder()
         let task = manager.get("get", parameters: ["key": "value"], success: call.success, failure: call.failure)
         XCTAssertNotNil(task)
         wait(for: [call.expectation], timeout: 10)
         XCTAssertTrue(call.succeeded)
         XCTAssertIdentical(call.task, task)
-        XCTAssertEqual((call.json?["args"] as? [String: Any])?["key"] as? String, "value")
+        XCTAssertEqual(call.json?["parsed"] as? Bool, true)
+        XCTAssertEqual(server.requests.first?.target, "/get?key=value")
     }
 
     func testStatus404CallsFailureWithTheResponseAndBody() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer { _ in .status(404) }
+        let manager = makeHTTPSessionManager(for: server)
         let call = CallRecorder()
         manager.get("status/404", success: call.success, failure: call.failure)
         wait(for: [call.expectation], timeout: 10)
@@ -87,16 +90,19 @@ final class HTTPSessionManagerTests: XCTestCase {
     }
 
     func testRedirectIsFollowed() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer { request in request.path == "/redirect/1" ? .redirect(to: "/get") : .emptyJSON }
+        let manager = makeHTTPSessionManager(for: server)
         let call = CallRecorder()
         manager.get("redirect/1", success: call.success, failure: call.failure)
         wait(for: [call.expectation], timeout: 10)
         XCTAssertTrue(call.succeeded)
         XCTAssertEqual(call.task?.response?.url?.path, "/get")
+        XCTAssertEqual(server.requests.map(\.path), ["/redirect/1", "/get"])
     }
 
     func testSerializationErrorCallsFailureAsynchronouslyWithNoTask() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer()
+        let manager = makeHTTPSessionManager(for: server)
         manager.requestSerializer = JSONRequestSerializer()
         // A suspended completion queue proves the failure is dispatched, not called in place.
         let completionQueue = DispatchQueue(label: "test.completion")
@@ -110,34 +116,39 @@ final class HTTPSessionManagerTests: XCTestCase {
         wait(for: [call.expectation], timeout: 10)
         XCTAssertNil(call.task)
         XCTAssertEqual(call.error as? RequestSerializationError, .invalidJSONParameters)
+        XCTAssertEqual(server.requests.count, 0)
     }
 
     func testPerRequestHeadersOverrideDefaults() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer()
+        let manager = makeHTTPSessionManager(for: server)
         manager.requestSerializer.setValue("default", forHTTPHeaderField: "X-Mode")
         manager.requestSerializer.setValue("kept", forHTTPHeaderField: "X-Other")
         let call = CallRecorder()
         manager.get("headers", headers: ["X-Mode": "per-request"], success: call.success, failure: call.failure)
         wait(for: [call.expectation], timeout: 10)
-        let headers = try XCTUnwrap(call.json?["headers"] as? [String: Any])
-        XCTAssertEqual(headers["X-Mode"] as? String, "per-request")
-        XCTAssertEqual(headers["X-Other"] as? String, "kept")
+        let sent = try XCTUnwrap(server.requests.first)
+        XCTAssertEqual(sent.fields.filter { $0.name.lowercased() == "x-mode" }.map(\.value), ["per-request"])
+        XCTAssertEqual(sent.value(forHeader: "X-Other"), "kept")
     }
 
     func testPerRequestHeaderWithCRLFIsRefusedBeforeAnythingIsSent() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer()
+        let manager = makeHTTPSessionManager(for: server)
         let call = CallRecorder()
         XCTAssertNil(manager.get("headers", headers: ["X-Evil": "a\r\nX-Injected: 1"], success: call.success, failure: call.failure))
         wait(for: [call.expectation], timeout: 10)
         XCTAssertEqual(call.error as? RequestSerializationError, .invalidHeader(name: "X-Evil", value: "a\r\nX-Injected: 1"))
+        XCTAssertEqual(server.requests.count, 0)
     }
 
     func testDownloadProgressIsReportedForGET() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer { _ in .bytes(100_000) }
+        let manager = makeHTTPSessionManager(for: server)
         manager.responseSerializer = HTTPResponseSerializer()
         let call = CallRecorder()
         let progressSeen = ProgressLog()
-        manager.get("bytes/100000", progress: progressSeen.handler, success: call.success, failure: call.failure)
+        manager.get("bytes", progress: progressSeen.handler, success: call.success, failure: call.failure)
         wait(for: [call.expectation], timeout: 10)
         XCTAssertTrue(call.succeeded)
         XCTAssertEqual(progressSeen.last?.completedUnitCount, 100_000)
@@ -145,7 +156,8 @@ final class HTTPSessionManagerTests: XCTestCase {
     }
 
     func testUploadProgressIsReportedForPOST() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer()
+        let manager = makeHTTPSessionManager(for: server)
         let call = CallRecorder()
         let progressSeen = ProgressLog()
         manager.post("post", parameters: ["blob": String(repeating: "x", count: 300_000)], progress: progressSeen.handler,
@@ -154,10 +166,12 @@ final class HTTPSessionManagerTests: XCTestCase {
         XCTAssertTrue(call.succeeded)
         XCTAssertEqual(progressSeen.last?.completedUnitCount, 300_005)
         XCTAssertEqual(progressSeen.last?.totalUnitCount, 300_005)
+        XCTAssertEqual(server.requests.first?.body.count, 300_005)
     }
 
-    func testMultipartPOSTEchoesFilesAndFormWithProgress() throws {
-        let manager = try makeHTTPBinManager()
+    func testMultipartPOSTSendsFilesAndFormWithProgress() throws {
+        let server = try makeServer()
+        let manager = makeHTTPSessionManager(for: server)
         let call = CallRecorder()
         let progressSeen = ProgressLog()
         let file = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0) })
@@ -165,24 +179,29 @@ final class HTTPSessionManagerTests: XCTestCase {
             try form.appendPart(withFileData: file, name: "upload", fileName: "f.bin", mimeType: "application/octet-stream")
         }, progress: progressSeen.handler, success: call.success, failure: call.failure)
         wait(for: [call.expectation], timeout: 10)
-        let json = try XCTUnwrap(call.json)
-        XCTAssertEqual(HTTPBin.formValues(json), ["field": ["value"]])
-        XCTAssertEqual(HTTPBin.fileContents(json)["upload"], file)
+        XCTAssertTrue(call.succeeded)
+        let sent = try XCTUnwrap(server.requests.first)
+        let parts = MultipartParts.parse(sent.body, contentType: sent.value(forHeader: "Content-Type"))
+        XCTAssertEqual(parts.filter { $0.filename == nil }.map { [$0.name, String(decoding: $0.content, as: UTF8.self)] }, [["field", "value"]])
+        XCTAssertEqual(parts.filter { $0.filename != nil }.map(\.name), ["upload"])
+        XCTAssertEqual(parts.first { $0.name == "upload" }?.content, file)
         XCTAssertGreaterThan(progressSeen.last?.completedUnitCount ?? 0, 150_000)
         XCTAssertEqual(progressSeen.last?.completedUnitCount, progressSeen.last?.totalUnitCount)
     }
 
     func testNoContentGivesANilObject() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer { _ in .status(204) }
+        let manager = makeHTTPSessionManager(for: server)
         let call = CallRecorder()
-        manager.get("status/204", success: call.success, failure: call.failure)
+        manager.get("no-content", success: call.success, failure: call.failure)
         wait(for: [call.expectation], timeout: 10)
         XCTAssertTrue(call.succeeded)
         XCTAssertNil(call.object)
     }
 
     func testEveryRESTMethodReachesTheServer() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer()
+        let manager = makeHTTPSessionManager(for: server)
         let calls = (0..<6).map { _ in CallRecorder() }
         manager.get("get", success: calls[0].success, failure: calls[0].failure)
         manager.head("get", success: { task in calls[1].success(task, nil) }, failure: calls[1].failure)
@@ -193,19 +212,23 @@ final class HTTPSessionManagerTests: XCTestCase {
         wait(for: calls.map(\.expectation), timeout: 10)
         XCTAssertTrue(calls.allSatisfy(\.succeeded), "\(calls.map { $0.error.map { "\($0)" } ?? "ok" })")
         XCTAssertEqual(calls.map { $0.task?.originalRequest?.httpMethod }, ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])
-        XCTAssertEqual(HTTPBin.formValues(try XCTUnwrap(calls[3].json)), ["m": ["put"]])
-        XCTAssertEqual((calls[5].json?["args"] as? [String: Any])?["m"] as? String, "delete")
+        XCTAssertEqual(Set(server.requests.map { "\($0.method) \($0.path)" }),
+                       ["GET /get", "HEAD /get", "POST /post", "PUT /put", "PATCH /patch", "DELETE /delete"])
+        XCTAssertEqual(try XCTUnwrap(server.request(method: "PUT")).formFields, [URLQueryItem(name: "m", value: "put")])
+        XCTAssertEqual(try XCTUnwrap(server.request(method: "DELETE")).queryItems, [URLQueryItem(name: "m", value: "delete")])
     }
 
     func testDataTaskWithHTTPMethodIsNotResumed() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer()
+        let manager = makeHTTPSessionManager(for: server)
         let task = try XCTUnwrap(manager.dataTask(httpMethod: "GET", urlString: "get"))
         XCTAssertEqual(task.state, .suspended)
         task.cancel()
     }
 
     func testBasicAuthorizationHeaderFromTheSerializer() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer { .basicAuth($0, user: "user", password: "pass", challenges: false) }
+        let manager = makeHTTPSessionManager(for: server)
         manager.requestSerializer.setAuthorizationHeaderField(username: "user", password: "pass")
         let call = CallRecorder()
         manager.get("hidden-basic-auth/user/pass", success: call.success, failure: call.failure)
@@ -214,7 +237,8 @@ final class HTTPSessionManagerTests: XCTestCase {
     }
 
     func testBasicAuthThroughTheManagersCredential() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer { .basicAuth($0, user: "user", password: "pass") }
+        let manager = makeHTTPSessionManager(for: server)
         manager.credential = URLCredential(user: "user", password: "pass", persistence: .forSession)
         let call = CallRecorder()
         manager.get("basic-auth/user/pass", success: call.success, failure: call.failure)
@@ -223,7 +247,8 @@ final class HTTPSessionManagerTests: XCTestCase {
     }
 
     func testBasicAuthThroughTheChallengeOverride() throws {
-        let manager = try makeHTTPBinManager()
+        let server = try makeServer { .basicAuth($0, user: "user", password: "pass") }
+        let manager = makeHTTPSessionManager(for: server)
         var overrides = SessionDelegateOverrides()
         overrides.taskDidReceiveAuthenticationChallenge = { _, _, challenge in
             (.useCredential, URLCredential(user: "user", password: "pass", persistence: .none))

@@ -5,11 +5,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
 /// URLSession retains its delegate until invalidated (AFNetworking's most reported "leak");
-/// after invalidation nothing may keep the manager alive, and the table must end empty.
+/// after invalidation nothing may keep the manager alive, and the table must end empty. Against
+/// the in-process `TestServer` (its own sockets, in this process, are counted with the rest).
 final class LifecycleTests: XCTestCase {
     private func waitUntil(_ condition: () -> Bool, timeout: TimeInterval = 5) {
         let deadline = Date().addingTimeInterval(timeout)
@@ -18,7 +18,8 @@ final class LifecycleTests: XCTestCase {
 
     func testInvalidatedManagerIsReleasedEvenWhenHandlersCapturedIt() throws {
         weak var weakManager: URLSessionManager?
-        let url = try HTTPBin.url("/get")
+        let server = try makeServer()
+        let url = server.url("/get")
         try {
             let manager = URLSessionManager(transport: .underTest)
             weakManager = manager
@@ -64,7 +65,8 @@ final class LifecycleTests: XCTestCase {
     func testManagerInvalidatedWhileTasksRunIsReleasedAfterThem() throws {
         weak var weakManager: URLSessionManager?
         let recorder = CompletionRecorder(count: 3)
-        let url = try HTTPBin.url("/delay/1")
+        let server = try makeServer { _ in ServerReply.emptyJSON.delayed(by: 1) }
+        let url = server.url("/delay")
         try {
             let manager = URLSessionManager(transport: .underTest)
             weakManager = manager
@@ -78,17 +80,24 @@ final class LifecycleTests: XCTestCase {
     }
 
     func testTableIsEmptyAfterEveryKindOfTaskCompletes() throws {
+        let server = try makeServer { request in
+            switch request.path {
+            case "/bytes": .bytes(100)
+            case "/delay": ServerReply.emptyJSON.delayed(by: 3)
+            default: .emptyJSON
+            }
+        }
         let manager = makeManager()
         let recorder = CompletionRecorder(count: 5)
-        var post = URLRequest(url: try HTTPBin.url("/post"))
+        var post = URLRequest(url: server.url("/post"))
         post.httpMethod = "POST"
         var streamed = post
         streamed.httpBodyStream = InputStream(data: Data(count: 1000))
-        manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")), completionHandler: recorder.handler))
+        manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/get")), completionHandler: recorder.handler))
         manager.resume(try manager.uploadTask(with: post, from: Data(count: 100), completionHandler: recorder.handler))
         manager.resume(try manager.uploadTask(withStreamedRequest: streamed, completionHandler: recorder.handler))
-        manager.resume(try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/bytes/100")), completionHandler: recorder.handler))
-        let cancelled = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/delay/3")), completionHandler: recorder.handler)
+        manager.resume(try manager.downloadTask(with: URLRequest(url: server.url("/bytes")), completionHandler: recorder.handler))
+        let cancelled = try manager.dataTask(with: URLRequest(url: server.url("/delay")), completionHandler: recorder.handler)
         manager.resume(cancelled)
         cancelled.cancel()
         wait(for: [recorder.expectation], timeout: 10)
@@ -97,7 +106,8 @@ final class LifecycleTests: XCTestCase {
 
     func testTaskCreatedButNeverResumedIsReleasedWithTheInvalidatedSession() throws {
         weak var weakManager: URLSessionManager?
-        let url = try HTTPBin.url("/get")
+        let server = try makeServer()
+        let url = server.url("/get")
         let recorder = CompletionRecorder()
         try {
             let manager = URLSessionManager(transport: .underTest)
@@ -119,7 +129,8 @@ final class LifecycleTests: XCTestCase {
     func testManagerDroppedWithRequestInFlightCompletesItThenIsFreed() throws {
         weak var weakManager: URLSessionManager?
         let recorder = CompletionRecorder()
-        let url = try HTTPBin.url("/delay/1")
+        let server = try makeServer { _ in ServerReply.emptyJSON.delayed(by: 1) }
+        let url = server.url("/delay")
         try {
             let manager = URLSessionManager(transport: .underTest)
             weakManager = manager
@@ -134,7 +145,9 @@ final class LifecycleTests: XCTestCase {
     }
 
     func testFiftyDroppedManagersLeaveNoDescriptorOpen() throws {
-        let url = try HTTPBin.url("/get")
+        // Started before the baseline: its listening socket is counted in it.
+        let server = try makeServer()
+        let url = server.url("/get")
         // One manager first, so that what the process opens once (libraries, URLSession's
         // shared machinery) is counted in the baseline.
         let warmUp = CompletionRecorder()

@@ -1,10 +1,10 @@
 @testable import AFSession
+import AFNetworkingTesting
 import AFSerialization
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
 /// Nothing goes on the wire that could smuggle a line: methods and header names are tokens, no
@@ -68,7 +68,7 @@ final class RequestValidationTests: XCTestCase {
         XCTAssertNil(problem(request(), timeout: .greatestFiniteMagnitude))
     }
 
-    // MARK: Through the manager, on the transport under test
+    // MARK: Through the manager, on the transport under test, against the in-process TestServer
 
     private func assertRefusedBeforeSending(_ make: (URLSessionManager) throws -> Void, file: StaticString = #filePath, line: UInt = #line) {
         let manager = makeManager()
@@ -78,29 +78,33 @@ final class RequestValidationTests: XCTestCase {
     }
 
     func testACRLFMethodFailsTaskCreation() throws {
-        var smuggling = URLRequest(url: try FaultServer.url("/bytes/1"))
+        let server = try makeServer()
+        var smuggling = URLRequest(url: server.url("/bytes/1"))
         smuggling.httpMethod = "GET /bytes/2 HTTP/1.1\r\nHost: x\r\n\r\nGET"
         assertRefusedBeforeSending { _ = try $0.dataTask(with: smuggling) }
     }
 
     func testAConfigurationHeaderWithALineBreakFailsTaskCreation() throws {
+        let server = try makeServer()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpAdditionalHeaders = ["X-Split": "a\r\nX-Injected: 1"]
         let manager = URLSessionManager(configuration: configuration, transport: .underTest)
         addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
-        XCTAssertThrowsError(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/headers")))) { error in
+        XCTAssertThrowsError(try manager.dataTask(with: URLRequest(url: server.url("/headers")))) { error in
             guard case .invalidRequest? = error as? SessionError else { return XCTFail("\(error)") }
         }
     }
 
     func testANaNTimeoutFailsTaskCreation() throws {
-        var request = URLRequest(url: try HTTPBin.url("/get"))
+        let server = try makeServer()
+        var request = URLRequest(url: server.url("/get"))
         request.timeoutInterval = .nan
         assertRefusedBeforeSending { _ = try $0.dataTask(with: request) }
     }
 
     func testANegativeConnectTimeoutFailsTaskCreation() throws {
-        let request = URLRequest(url: try HTTPBin.url("/get"))
+        let server = try makeServer()
+        let request = URLRequest(url: server.url("/get"))
         assertRefusedBeforeSending { manager in
             manager.connectTimeout = -1
             _ = try manager.dataTask(with: request)
@@ -108,15 +112,17 @@ final class RequestValidationTests: XCTestCase {
     }
 
     func testANaNTotalTimeoutIsRefused() throws {
+        let server = try makeServer()
         let manager = makeManager()
-        let task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")))
+        let task = try manager.dataTask(with: URLRequest(url: server.url("/get")))
         XCTAssertThrowsError(try manager.setTotalTimeout(.nan, for: task))
         XCTAssertThrowsError(try manager.setTotalTimeout(-5, for: task))
     }
 
     func testAnInfiniteTimeoutMeansNoLimit() throws {
+        let server = try makeServer()
         for seconds in [TimeInterval.infinity, .greatestFiniteMagnitude, 1e300] {
-            var request = URLRequest(url: try HTTPBin.url("/get"))
+            var request = URLRequest(url: server.url("/get"))
             request.timeoutInterval = seconds
             let manager = makeManager()
             manager.connectTimeout = seconds
@@ -127,5 +133,6 @@ final class RequestValidationTests: XCTestCase {
             }
             XCTAssertNil(result.error, "\(seconds)")
         }
+        XCTAssertEqual(server.requests.count, 3)
     }
 }

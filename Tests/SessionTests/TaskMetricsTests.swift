@@ -1,14 +1,15 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
-/// URLSession on Linux never reports task metrics; the manager measures them.
+/// URLSession on Linux never reports task metrics; the manager measures them. Against the
+/// in-process `TestServer`.
 final class TaskMetricsTests: XCTestCase {
     /// Runs `request` and returns the metrics from the override and from the notification.
     private func metrics(for request: URLRequest) throws -> (fromOverride: TaskMetrics?, fromNotification: TaskMetrics?) {
@@ -29,14 +30,17 @@ final class TaskMetricsTests: XCTestCase {
     }
 
     func testMetricsCountBodyBytesBothWaysAndOrderTheTimes() throws {
-        var request = URLRequest(url: try HTTPBin.url("/anything"))
+        // As httpbin's /anything: the body comes back (base64, in a JSON object).
+        let server = try makeServer { request in .jsonObject(["data": request.body.base64EncodedString()]) }
+        var request = URLRequest(url: server.url("/anything"))
         request.httpMethod = "POST"
         request.httpBody = Data(count: 1500)
         let (fromOverride, fromNotification) = try metrics(for: request)
         let metrics = try XCTUnwrap(fromOverride)
         XCTAssertEqual(fromNotification, metrics)
         XCTAssertEqual(metrics.countOfRequestBodyBytesSent, 1500)
-        XCTAssertGreaterThan(metrics.countOfResponseBodyBytesReceived, 2000, "the echo holds the body")
+        XCTAssertEqual(server.requests.first?.body.count, 1500)
+        XCTAssertEqual(metrics.countOfResponseBodyBytesReceived, 2011, "the echo holds the body: {\"data\":\"<2000 bytes of base64>\"}")
         XCTAssertEqual(metrics.redirectCount, 0)
         let responseStart = try XCTUnwrap(metrics.responseStart)
         XCTAssertLessThanOrEqual(metrics.taskStart, responseStart)
@@ -45,9 +49,18 @@ final class TaskMetricsTests: XCTestCase {
     }
 
     func testMetricsCountRedirects() throws {
-        let (fromOverride, fromNotification) = try metrics(for: URLRequest(url: try HTTPBin.url("/redirect/2")))
+        // As httpbin's /redirect/2: two redirects, then /get.
+        let server = try makeServer { request in
+            switch request.path {
+            case "/redirect/2": .redirect(to: "/redirect/1")
+            case "/redirect/1": .redirect(to: "/get")
+            default: .emptyJSON
+            }
+        }
+        let (fromOverride, fromNotification) = try metrics(for: URLRequest(url: server.url("/redirect/2")))
         XCTAssertEqual(fromOverride?.redirectCount, 2)
         XCTAssertEqual(fromNotification?.redirectCount, 2)
+        XCTAssertEqual(server.requests.map(\.path), ["/redirect/2", "/redirect/1", "/get"])
     }
 
     func testFailedTaskStillHasMetrics() throws {
@@ -71,7 +84,8 @@ final class TaskMetricsTests: XCTestCase {
         var overrides = SessionDelegateOverrides()
         overrides.taskDidFinishCollectingMetrics = { _, task, _ in _ = reported.withLock { $0.insert(task.taskIdentifier) } }
         manager.overrides = overrides
-        let url = try HTTPBin.url("/get")
+        let server = try makeServer()
+        let url = server.url("/get")
         let done = expectation(description: "completions")
         done.expectedFulfillmentCount = 20
         let missing = Locked(0)

@@ -1,3 +1,4 @@
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
@@ -7,20 +8,22 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
-/// The async transfer API and its progress stream.
+/// The async transfer API and its progress stream, against the in-process `TestServer`.
 final class URLSessionManagerAsyncTests: XCTestCase {
     func testDataReturnsTheBody() async throws {
+        let server = try makeServer { _ in .bytes(3000) }
         let manager = makeManager()
-        let response = try await manager.data(for: URLRequest(url: try HTTPBin.url("/bytes/3000")))
+        let response = try await manager.data(for: URLRequest(url: server.url("/bytes")))
         XCTAssertEqual(response.value.count, 3000)
     }
 
     func testDownloadReturnsTheDestination() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        let server = try makeServer { _ in .bytes(4000) }
         let manager = makeManager()
         let destination = directory.url.appendingPathComponent("d.bin")
-        let response = try await manager.download(for: URLRequest(url: try HTTPBin.url("/bytes/4000")), to: destination)
+        let response = try await manager.download(for: URLRequest(url: server.url("/bytes")), to: destination)
         XCTAssertEqual(response.value, destination)
         XCTAssertEqual(try Data(contentsOf: destination).count, 4000)
     }
@@ -28,9 +31,11 @@ final class URLSessionManagerAsyncTests: XCTestCase {
     func testStartDownloadStreamsProgressAndFinishes() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        // 25 chunks of 4 KiB over a second.
+        let server = try makeServer { _ in ServerReply.bytes(102_400).dripped(4096, every: 0.04) }
         let manager = makeManager()
         let destination = directory.url.appendingPathComponent("p.bin")
-        let transfer = manager.startDownload(for: URLRequest(url: try HTTPBin.url("/range/102400?duration=1&chunk_size=4096")), to: destination)
+        let transfer = manager.startDownload(for: URLRequest(url: server.url("/range")), to: destination)
         var seen: [TransferProgress] = []
         for await progress in transfer.progress { seen.append(progress) }
         let value = try await transfer.value
@@ -44,8 +49,9 @@ final class URLSessionManagerAsyncTests: XCTestCase {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = try directory.file("u.bin", contents: Data(count: 300_000))
+        let server = try makeServer()
         let manager = makeManager()
-        var request = URLRequest(url: try HTTPBin.url("/post"))
+        var request = URLRequest(url: server.url("/post"))
         request.httpMethod = "POST"
         let transfer = manager.startUpload(for: request, fromFile: file, serializer: JSONResponseSerializer())
         var last: TransferProgress?
@@ -54,13 +60,16 @@ final class URLSessionManagerAsyncTests: XCTestCase {
         XCTAssertNotNil(value as? [String: Any])
         XCTAssertEqual(last?.completedBytes, 300_000)
         XCTAssertEqual(last?.fractionCompleted, 1)
+        XCTAssertEqual(server.requests.first?.body, try Data(contentsOf: file))
     }
 
     func testCancellingATransferCancelsItsTask() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        // 100 bytes over 5 s.
+        let server = try makeServer { _ in ServerReply.bytes(100).dripped(1, every: 0.05) }
         let manager = makeManager()
-        let transfer = manager.startDownload(for: URLRequest(url: try HTTPBin.url("/drip?numbytes=100&duration=5")), to: directory.url.appendingPathComponent("c"))
+        let transfer = manager.startDownload(for: URLRequest(url: server.url("/drip")), to: directory.url.appendingPathComponent("c"))
         try await Task.sleep(nanoseconds: 200_000_000)
         transfer.cancel()
         do {

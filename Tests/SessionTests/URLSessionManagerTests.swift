@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
@@ -8,25 +9,28 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
-/// AFNetworking's URLSessionManager behaviours, against the local httpbin.
+/// AFNetworking's URLSessionManager behaviours, against the in-process `TestServer`.
 final class URLSessionManagerTests: XCTestCase {
     func testDataTaskReportsDownloadProgressToCompletion() throws {
+        let server = try makeServer { _ in .bytes(60_000) }
         let manager = makeManager()
         manager.responseSerializer = HTTPResponseSerializer()
         let progress = ProgressLog()
         let result = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/bytes/60000")), downloadProgress: progress.handler, completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/bytes")), downloadProgress: progress.handler, completionHandler: handler))
         }
         XCTAssertEqual((result.object as? Data)?.count, 60_000)
         XCTAssertEqual(progress.last?.completedUnitCount, 60_000)
     }
 
     func testSlowProgressHandlerGetsCoalescedUpdatesAllBeforeTheCompletion() throws {
+        // About 100 chunks of 1 KiB over half a second.
+        let server = try makeServer { _ in ServerReply.bytes(102_400).dripped(1024, every: 0.005) }
         let manager = makeManager()
         let events = Locked<[String]>([])
         let recorder = CompletionRecorder()
         let task = try manager.downloadTask(
-            with: URLRequest(url: try HTTPBin.url("/range/102400?chunk_size=1024&duration=0.5")),
+            with: URLRequest(url: server.url("/range")),
             progress: { progress in
                 Thread.sleep(forTimeInterval: 0.05)
                 events.withLock { $0.append("progress \(progress.completedUnitCount)") }
@@ -45,8 +49,9 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testUploadFromDataReportsProgress() throws {
+        let server = try makeServer()
         let manager = makeManager()
-        var request = URLRequest(url: try HTTPBin.url("/post"))
+        var request = URLRequest(url: server.url("/post"))
         request.httpMethod = "POST"
         let progress = ProgressLog()
         let body = Data(count: 250_000)
@@ -56,15 +61,18 @@ final class URLSessionManagerTests: XCTestCase {
         XCTAssertNil(result.error)
         XCTAssertEqual(progress.last?.completedUnitCount, 250_000)
         XCTAssertEqual(progress.last?.totalUnitCount, 250_000)
-        XCTAssertEqual((result.json?["headers"] as? [String: Any])?["Content-Length"] as? String, "250000")
+        let sent = try XCTUnwrap(server.requests.first)
+        XCTAssertEqual(sent.value(forHeader: "Content-Length"), "250000")
+        XCTAssertEqual(sent.body, body)
     }
 
     func testUploadFromFileSendsContentLengthAndReportsProgress() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = try directory.file("body.bin", contents: Data((0..<90_000).map { UInt8(truncatingIfNeeded: $0) }))
+        let server = try makeServer()
         let manager = makeManager()
-        var request = URLRequest(url: try HTTPBin.url("/post"))
+        var request = URLRequest(url: server.url("/post"))
         request.httpMethod = "POST"
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         let progress = ProgressLog()
@@ -72,22 +80,24 @@ final class URLSessionManagerTests: XCTestCase {
             manager.resume(try manager.uploadTask(with: request, fromFile: file, progress: progress.handler, completionHandler: handler))
         }
         XCTAssertNil(result.error)
-        XCTAssertEqual((result.json?["headers"] as? [String: Any])?["Content-Length"] as? String, "90000")
+        let sent = try XCTUnwrap(server.requests.first)
+        XCTAssertEqual(sent.value(forHeader: "Content-Length"), "90000")
         XCTAssertEqual(progress.last?.completedUnitCount, 90_000)
-        let echoed = try XCTUnwrap(result.json?["data"] as? String)
-        XCTAssertEqual(Data(base64Encoded: String(echoed.dropFirst("data:application/octet-stream;base64,".count))), try Data(contentsOf: file))
+        XCTAssertEqual(sent.value(forHeader: "Content-Type"), "application/octet-stream")
+        XCTAssertEqual(sent.body, try Data(contentsOf: file))
     }
 
     func testDownloadTaskMovesTheFileAndReportsProgress() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let destination = directory.url.appendingPathComponent("out.bin")
+        let server = try makeServer { _ in .bytes(80_000) }
         let manager = makeManager()
         let progress = ProgressLog()
         let moved = NotificationLog(.downloadTaskDidMoveFileSuccessfully)
         var task: URLSessionTask?
         let result = try complete { handler in
-            task = try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/bytes/80000?seed=3")), progress: progress.handler,
+            task = try manager.downloadTask(with: URLRequest(url: server.url("/bytes")), progress: progress.handler,
                                             destination: { _, _ in destination }, completionHandler: handler)
             manager.resume(task!)
         }
@@ -102,12 +112,13 @@ final class URLSessionManagerTests: XCTestCase {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let destination = directory.url.appendingPathComponent("managed.bin")
+        let server = try makeServer { _ in .bytes(1000) }
         let manager = makeManager()
         var overrides = SessionDelegateOverrides()
         overrides.downloadTaskDidFinishDownloading = { _, _, _ in destination }
         manager.overrides = overrides
         let result = try complete { handler in
-            manager.resume(try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/bytes/1000")), completionHandler: handler))
+            manager.resume(try manager.downloadTask(with: URLRequest(url: server.url("/bytes")), completionHandler: handler))
         }
         XCTAssertEqual(result.object as? URL, destination)
         XCTAssertEqual(try Data(contentsOf: destination).count, 1000)
@@ -117,11 +128,12 @@ final class URLSessionManagerTests: XCTestCase {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let destination = directory.url.appendingPathComponent("missing-dir/out.bin")
+        let server = try makeServer { _ in .bytes(100) }
         let manager = makeManager()
         let failed = NotificationLog(.downloadTaskDidFailToMoveFile)
         var task: URLSessionTask?
         let result = try complete { handler in
-            task = try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/bytes/100")), destination: { _, _ in destination }, completionHandler: handler)
+            task = try manager.downloadTask(with: URLRequest(url: server.url("/bytes")), destination: { _, _ in destination }, completionHandler: handler)
             manager.resume(task!)
         }
         guard case .downloadFileFailed(_, let failedDestination)? = result.error as? SessionError else {
@@ -133,32 +145,35 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testInvalidatingWithoutResetRefusesNewTasks() throws {
+        let server = try makeServer()
         let manager = URLSessionManager(transport: .underTest)
         manager.invalidateSession(cancelingTasks: false)
-        XCTAssertThrowsError(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")))) { error in
+        XCTAssertThrowsError(try manager.dataTask(with: URLRequest(url: server.url("/get")))) { error in
             guard case .sessionInvalidated? = error as? SessionError else { return XCTFail("got \(error)") }
         }
     }
 
     func testInvalidatingWithResetGivesANewSession() throws {
+        let server = try makeServer()
         let manager = makeManager()
         let first = manager.session
         manager.invalidateSession(cancelingTasks: true, resetSession: true)
         XCTAssertFalse(first === manager.session)
         let result = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/get")), completionHandler: handler))
         }
         XCTAssertNil(result.error)
     }
 
     func testInvalidatingAndCancellingCompletesInFlightTasksWithCancelled() throws {
+        let server = try makeServer { _ in ServerReply.emptyJSON.delayed(by: 5) }
         let manager = URLSessionManager(transport: .underTest)
         let invalidated = expectation(description: "invalidated")
         var overrides = SessionDelegateOverrides()
         overrides.sessionDidBecomeInvalid = { _, _ in invalidated.fulfill() }
         manager.overrides = overrides
         let recorder = CompletionRecorder()
-        manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/delay/5")), completionHandler: recorder.handler))
+        manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/delay")), completionHandler: recorder.handler))
         manager.invalidateSession(cancelingTasks: true)
         wait(for: [recorder.expectation, invalidated], timeout: 10)
         XCTAssertEqual((recorder.first.error as? URLError)?.code, .cancelled)
@@ -168,10 +183,11 @@ final class URLSessionManagerTests: XCTestCase {
     /// whose cancellation had not reached the delegate by then never completed (about one
     /// manager in fifteen, so thirty are tried).
     func testInvalidatingRightAfterResumingCompletesTheTaskOfEveryManagerExactlyOnce() throws {
+        let server = try makeServer { _ in ServerReply.emptyJSON.delayed(by: 5) }
         let managers = (0..<30).map { _ in URLSessionManager(transport: .underTest) }
         let recorder = CompletionRecorder(count: managers.count)
         for manager in managers {
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/delay/5")), completionHandler: recorder.handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/delay")), completionHandler: recorder.handler))
             manager.invalidateSession(cancelingTasks: true)
         }
         wait(for: [recorder.expectation], timeout: 10)
@@ -180,10 +196,11 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testResumeAndSuspendThroughTheManagerPostNotifications() throws {
+        let server = try makeServer { _ in ServerReply.emptyJSON.delayed(by: 2) }
         let manager = makeManager()
         let resumed = NotificationLog(.taskDidResume)
         let suspended = NotificationLog(.taskDidSuspend)
-        let task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/delay/2")))
+        let task = try manager.dataTask(with: URLRequest(url: server.url("/delay")))
         manager.resume(task)
         manager.suspend(task)
         XCTAssertEqual(resumed.posted(for: task).count, 1)
@@ -192,11 +209,12 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testCompletionNotificationCarriesTheResultAndMetrics() throws {
+        let server = try makeServer { _ in .jsonObject(["slideshow": ["title": "Sample Slide Show"]]) }
         let manager = makeManager()
         let completed = NotificationLog(.taskDidComplete)
         var task: URLSessionTask?
         _ = try complete { handler in
-            task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/json")), completionHandler: handler)
+            task = try manager.dataTask(with: URLRequest(url: server.url("/json")), completionHandler: handler)
             manager.resume(task!)
         }
         manager.completionGroup.wait()
@@ -209,12 +227,13 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testTaskListsTrackKindsUntilCompletion() throws {
+        let server = try makeServer()
         let manager = makeManager()
-        let data = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")))
-        var post = URLRequest(url: try HTTPBin.url("/post"))
+        let data = try manager.dataTask(with: URLRequest(url: server.url("/get")))
+        var post = URLRequest(url: server.url("/post"))
         post.httpMethod = "POST"
         let upload = try manager.uploadTask(with: post, from: Data("x".utf8))
-        let download = try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/bytes/10")))
+        let download = try manager.downloadTask(with: URLRequest(url: server.url("/bytes")))
         XCTAssertEqual(Set(manager.tasks.map(ObjectIdentifier.init)), Set([data, upload, download].map(ObjectIdentifier.init)))
         XCTAssertTrue(manager.dataTasks.elementsEqual([data], by: ===))
         XCTAssertTrue(manager.uploadTasks.elementsEqual([upload], by: ===))
@@ -229,9 +248,10 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testCancellingTheProgressCancelsTheTask() throws {
+        let server = try makeServer { _ in ServerReply.emptyJSON.delayed(by: 5) }
         let manager = makeManager()
         let recorder = CompletionRecorder()
-        let task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/delay/5")), completionHandler: recorder.handler)
+        let task = try manager.dataTask(with: URLRequest(url: server.url("/delay")), completionHandler: recorder.handler)
         manager.resume(task)
         manager.downloadProgress(for: task)?.cancel()
         wait(for: [recorder.expectation], timeout: 10)
@@ -239,6 +259,7 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testCompletionRunsOnTheCompletionQueueInsideTheCompletionGroup() throws {
+        let server = try makeServer()
         let manager = makeManager()
         let queue = DispatchQueue(label: "test.completion")
         let key = DispatchSpecificKey<Int>()
@@ -251,7 +272,7 @@ final class URLSessionManagerTests: XCTestCase {
         overrides.taskDidComplete = { _, _, _ in sessionCompleted.fulfill() }
         manager.overrides = overrides
         let ranOnQueue = LockedFlag()
-        manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")), completionHandler: { _, _, _ in
+        manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/get")), completionHandler: { _, _, _ in
             Thread.sleep(forTimeInterval: 0.2)
             ranOnQueue.set(DispatchQueue.getSpecific(key: key) == 7)
         }))
@@ -261,17 +282,20 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testDataTaskReceiveResponseOverrideCanCancel() throws {
+        // 3 bytes over 3 s: the task is still running when the response is decided on.
+        let server = try makeServer { _ in ServerReply.bytes(3).dripped(1, every: 1.5) }
         let manager = makeManager()
         var overrides = SessionDelegateOverrides()
         overrides.dataTaskDidReceiveResponse = { _, _, _ in .cancel }
         manager.overrides = overrides
         let result = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/drip?duration=3&numbytes=3")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/drip")), completionHandler: handler))
         }
         XCTAssertEqual((result.error as? URLError)?.code, .cancelled)
     }
 
     func testADataOverrideSeesEveryBodyByteAndTheTaskKeepsThemAll() throws {
+        let server = try makeServer { _ in .bytes(100_000) }
         let manager = makeManager()
         manager.responseSerializer = HTTPResponseSerializer()
         let seen = Locked(Data())
@@ -279,7 +303,7 @@ final class URLSessionManagerTests: XCTestCase {
         overrides.dataTaskDidReceiveData = { _, _, data in seen.withLock { $0.append(data) } }
         manager.overrides = overrides
         let result = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/bytes/100000?seed=3")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/bytes")), completionHandler: handler))
         }
         let body = try XCTUnwrap(result.object as? Data)
         XCTAssertEqual(body.count, 100_000)
@@ -287,9 +311,10 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testSubSecondTimeoutDoesNotFailAtOnce() throws {
+        let server = try makeServer()
         let manager = makeManager()
         for _ in 0..<5 {
-            var request = URLRequest(url: try HTTPBin.url("/get"))
+            var request = URLRequest(url: server.url("/get"))
             request.timeoutInterval = 0.95
             let result = try complete { handler in
                 manager.resume(try manager.dataTask(with: request, completionHandler: handler))
@@ -299,13 +324,14 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testRedirectOverrideCanStopAtTheRedirect() throws {
+        let server = try makeServer { request in request.path == "/redirect/1" ? .redirect(to: "/get") : .emptyJSON }
         let manager = makeManager()
         manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
         var overrides = SessionDelegateOverrides()
         overrides.taskWillPerformHTTPRedirection = { _, _, _, _ in nil }
         manager.overrides = overrides
         let result = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/redirect/1")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/redirect/1")), completionHandler: handler))
         }
         XCTAssertEqual(result.status, 302)
     }
@@ -313,9 +339,10 @@ final class URLSessionManagerTests: XCTestCase {
     /// How the manager routes a task is its own business: no header of its own appears in the
     /// task's requests or reaches the server.
     func testTaskRequestsAndTheWireCarryNoInternalHeader() throws {
+        let server = try makeServer()
         let manager = makeManager()
         let recorder = CompletionRecorder()
-        let task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/headers")), completionHandler: recorder.handler)
+        let task = try manager.dataTask(with: URLRequest(url: server.url("/headers")), completionHandler: recorder.handler)
         manager.resume(task)
         wait(for: [recorder.expectation], timeout: 10)
         let internalHeaders: (URLRequest?) -> [String] = { request in
@@ -323,18 +350,19 @@ final class URLSessionManagerTests: XCTestCase {
         }
         XCTAssertEqual(internalHeaders(task.originalRequest), [])
         XCTAssertEqual(internalHeaders(task.currentRequest), [])
-        let sent = try XCTUnwrap((recorder.first.object as? [String: Any])?["headers"] as? [String: String])
-        XCTAssertEqual(sent.keys.filter { $0.lowercased().hasPrefix("x-afnetworking") }, [])
+        let sent = try XCTUnwrap(server.requests.first).fields.map(\.name)
+        XCTAssertEqual(sent.filter { $0.lowercased().hasPrefix("x-afnetworking") }, [])
     }
 
     func testCompletionGroupIsTheOneSetWhenTheTaskWasCreated() throws {
+        let server = try makeServer()
         let manager = makeManager()
         let atCreation = DispatchGroup()
         let later = DispatchGroup()
         manager.completionGroup = atCreation
         let release = DispatchSemaphore(value: 0)
         let inHandler = expectation(description: "in the completion handler")
-        let task = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get"))) { _, _, _ in
+        let task = try manager.dataTask(with: URLRequest(url: server.url("/get"))) { _, _, _ in
             inHandler.fulfill()
             release.wait()
         }
@@ -348,6 +376,8 @@ final class URLSessionManagerTests: XCTestCase {
     }
 
     func testDownloadOverrideGetsTheTasksOwnSessionAfterAReset() throws {
+        // 4 bytes over about a second, the first at once.
+        let server = try makeServer { _ in ServerReply.bytes(4).dripped(1, every: 0.33) }
         let manager = makeManager()
         let handedSession = Locked<URLSession?>(nil)
         var overrides = SessionDelegateOverrides()
@@ -359,7 +389,7 @@ final class URLSessionManagerTests: XCTestCase {
         let started = expectation(description: "response")
         started.assertForOverFulfill = false
         let recorder = CompletionRecorder()
-        let task = try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/drip?duration=1&numbytes=4&delay=0")),
+        let task = try manager.downloadTask(with: URLRequest(url: server.url("/drip")),
                                             progress: { _ in started.fulfill() }, completionHandler: recorder.handler)
         let taskSession = manager.session
         manager.resume(task)
@@ -393,20 +423,21 @@ final class LockedFlag: @unchecked Sendable {
 /// The completion handler can be a trailing closure; calls without one still compile.
 final class URLSessionManagerTrailingClosureTests: XCTestCase {
     func testCompletionHandlersAsTrailingClosures() throws {
+        let server = try makeServer()
         let manager = makeManager()
         let recorder = CompletionRecorder(count: 4)
-        var post = URLRequest(url: try HTTPBin.url("/post"))
+        var post = URLRequest(url: server.url("/post"))
         post.httpMethod = "POST"
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = try directory.file("f", contents: Data("x".utf8))
         var streamed = post
         streamed.httpBodyStream = InputStream(data: Data("y".utf8))
-        manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get"))) { recorder.handler($0, $1, $2) })
+        manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/get"))) { recorder.handler($0, $1, $2) })
         manager.resume(try manager.uploadTask(with: post, fromFile: file) { recorder.handler($0, $1, $2) })
         manager.resume(try manager.uploadTask(with: post, from: Data("z".utf8)) { recorder.handler($0, $1, $2) })
         manager.resume(try manager.uploadTask(withStreamedRequest: streamed) { recorder.handler($0, $1, $2) })
-        let plain = try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/get")))
+        let plain = try manager.dataTask(with: URLRequest(url: server.url("/get")))
         plain.cancel()
         wait(for: [recorder.expectation], timeout: 10)
         XCTAssertTrue(recorder.completions.allSatisfy { $0.error == nil })

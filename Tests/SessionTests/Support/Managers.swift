@@ -4,7 +4,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
 extension HTTPTransport {
@@ -14,13 +13,6 @@ extension HTTPTransport {
 }
 
 extension XCTestCase {
-    /// An `HTTPSessionManager` for the local httpbin, invalidated when the test ends.
-    func makeHTTPBinManager(configuration: URLSessionConfiguration? = nil) throws -> HTTPSessionManager {
-        let manager = HTTPSessionManager(baseURL: try HTTPBin.url("/"), configuration: configuration, transport: .underTest)
-        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
-        return manager
-    }
-
     /// A `URLSessionManager`, invalidated when the test ends.
     func makeManager() -> URLSessionManager {
         let manager = URLSessionManager(transport: .underTest)
