@@ -5,8 +5,9 @@ import TestSupport
 import XCTest
 
 /// Runs the built `afn` executable against the in-process `TestServer` (what `afn` sends, as
-/// recorded, and what it makes of the replies), and against the TLS servers, proxies and
-/// HTTP/2 server of `scripts/test.sh` where the other end's own TLS or proxying is the point.
+/// recorded, and what it makes of the replies; over TLS with the fixture certificates), and
+/// against the proxies and the HTTP/2 server of `scripts/test.sh` where proxying or HTTP/2 is
+/// the point.
 final class AFNCommandTests: XCTestCase {
     struct Run {
         let status: Int32
@@ -57,7 +58,8 @@ final class AFNCommandTests: XCTestCase {
     private func address(_ server: TestServer, _ path: String) -> String { server.baseURL.absoluteString + path }
 
     /// What httpbin echoes of `request`, as JSON: its query items ("args"), the fields of its
-    /// URL-encoded form ("form") and its JSON body ("json"), all as received.
+    /// URL-encoded form ("form"), its JSON body ("json"), all as received, and its URL as the
+    /// `Host` field names it ("url").
     private static func echo(_ request: RecordedRequest) -> ServerReply {
         var args: [String: String] = [:]
         for item in request.queryItems { args[item.name] = item.value ?? "" }
@@ -66,8 +68,25 @@ final class AFNCommandTests: XCTestCase {
             for item in request.formFields { form[item.name] = item.value ?? "" }
         }
         let json = (try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])) ?? NSNull()
-        let body = (try? JSONSerialization.data(withJSONObject: ["args": args, "form": form, "json": json] as [String: Any])) ?? Data()
+        let url = "\(request.url?.scheme ?? "http")://\(request.value(forHeader: "Host") ?? "")\(request.target)"
+        let body = (try? JSONSerialization.data(withJSONObject: ["args": args, "form": form, "json": json, "url": url] as [String: Any])) ?? Data()
         return .status(200, fields: ["Content-Type": "application/json"], body: body)
+    }
+
+    /// A `TestServer` over TLS answering with `echo`, presenting the fixture chain `chain` with
+    /// the key `key` (as the TLS servers of `scripts/test.sh` do), asking every client for a
+    /// certificate of the fixture client CA when `requiringClientCertificates`. Its base URL is
+    /// `https://localhost:PORT`, the name the fixtures are for.
+    private func tlsServer(_ chain: String, key: String, requiringClientCertificates: Bool = false) throws -> (server: TestServer, base: String) {
+        var tls = try TestServerTLS(certificateChainPEM: Data(contentsOf: Fixtures.url(chain)), privateKeyPEM: Data(contentsOf: Fixtures.url(key)))
+        if requiringClientCertificates {
+            let authority = try TestServerTLS(certificateChainPEM: Data(contentsOf: Fixtures.url("client-ca.pem")),
+                                              privateKeyPEM: Data(contentsOf: Fixtures.url("client-ca.key")))
+            tls = tls.requiringClientCertificates(issuedBy: authority.certificates)
+        }
+        let server = try TestServer(tls: tls, handler: Self.echo)
+        addTeardownBlock { server.stop() }
+        return (server, "https://localhost:\(server.port)")
     }
 
     /// `count` bytes of the repeating pattern 0, 1, ... 255, as the fault server's resources.
@@ -168,19 +187,21 @@ final class AFNCommandTests: XCTestCase {
         .deletingLastPathComponent().appendingPathComponent("SecurityTests/Fixtures")
 
     func testPinnedCertificateFetchesOverTLS() throws {
-        let server = try TLSServer.named("localhost")
-        let run = try afn("get", server.url("/get").absoluteString, "--pin", Self.fixtures.appendingPathComponent("localhost.der").path)
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key")
+        let run = try afn("get", base + "/get", "--pin", Self.fixtures.appendingPathComponent("localhost.der").path)
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(run.json?["url"] as? String, server.url("/get").absoluteString)
+        XCTAssertEqual(run.json?["url"] as? String, base + "/get")
+        XCTAssertEqual(server.requests.map(\.target), ["/get"])
     }
 
     func testWrongPinExitsWithTwoAndSaysWhy() throws {
-        let server = try TLSServer.named("localhost")
-        let run = try afn("get", server.url("/get").absoluteString, "--pin-mode", "public-key",
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key")
+        let run = try afn("get", base + "/get", "--pin-mode", "public-key",
                           "--pin", Self.fixtures.appendingPathComponent("wrong-host.pem").path,
                           "--ca", Self.fixtures.appendingPathComponent("root-ca.pem").path)
         XCTAssertEqual(run.status, 2)
         XCTAssertTrue(run.stderr.contains("rejected: no public key of the chain is pinned"), run.stderr)
+        XCTAssertEqual(server.requests.count, 0)
     }
 
     func testClientCertificateAsTheServersExitsWithTwoNamingTheKeyUsage() throws {
@@ -193,9 +214,10 @@ final class AFNCommandTests: XCTestCase {
     }
 
     func testPrivateCAWithoutPinningFetchesOverTLS() throws {
-        let server = try TLSServer.named("chained-localhost")
-        let run = try afn("get", server.url("/get").absoluteString, "--ca", Self.fixtures.appendingPathComponent("root-ca.pem").path)
+        let (server, base) = try tlsServer("chained-localhost-fullchain.pem", key: "chained-localhost.key")
+        let run = try afn("get", base + "/get", "--ca", Self.fixtures.appendingPathComponent("root-ca.pem").path)
         XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(server.requests.map(\.target), ["/get"])
     }
 
     func testPinningAPlainHTTPURLIsAUsageError() throws {
@@ -302,35 +324,38 @@ final class AFNCommandTests: XCTestCase {
     private func fixture(_ name: String) -> String { Fixtures.url(name).path }
 
     func testCertAndKeyPresentAClientCertificate() throws {
-        let server = try TLSServer.named("mtls")
-        let probe = UUID().uuidString
-        let run = try afn("get", server.url("/get?probe=\(probe)").absoluteString, "--ca", fixture("root-ca.pem"),
-                          "--cert", fixture("client.pem"), "--key", fixture("client.key"))
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key", requiringClientCertificates: true)
+        let run = try afn("get", base + "/get", "--ca", fixture("root-ca.pem"), "--cert", fixture("client.pem"), "--key", fixture("client.key"))
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(server.receivedRequest(containing: "\(probe) HTTP/1.1\" 200 organizationName=AFNetworking Tests,commonName=afn-test-client"))
+        let client = try TestServerTLS(certificateChainPEM: Data(contentsOf: Fixtures.url("client.pem")), privateKeyPEM: Data(contentsOf: Fixtures.url("client.key")))
+        XCTAssertEqual(client.certificates.first?.subjectCommonName, "afn-test-client")
+        XCTAssertEqual(server.requests.map(\.clientCertificate), [client.certificates.first], "the request came with the fixture client certificate")
     }
 
     func testPKCS12CertWithPassPresentsAClientCertificate() throws {
-        let run = try afn("get", try TLSServer.named("mtls").url("/get").absoluteString, "--ca", fixture("root-ca.pem"),
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key", requiringClientCertificates: true)
+        let run = try afn("get", base + "/get", "--ca", fixture("root-ca.pem"),
                           "--cert", fixture("client.p12"), "--cert-type", "p12", "--pass", "afn-fixture")
         XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(server.requests.map { $0.clientCertificate?.subjectCommonName }, ["afn-test-client"])
     }
 
     func testWithoutCertAServerRequiringOneExitsWithTwoAndSaysSo() throws {
-        let run = try afn("get", try TLSServer.named("mtls").url("/get").absoluteString, "--ca", fixture("root-ca.pem"))
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key", requiringClientCertificates: true)
+        let run = try afn("get", base + "/get", "--ca", fixture("root-ca.pem"))
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("requires a client certificate"), run.stderr)
+        XCTAssertEqual(server.requests.count, 0)
     }
 
     func testAKeyOfAnotherCertificateExitsWithTwoBeforeAnyRequest() throws {
-        let server = try TLSServer.named("mtls")
-        let probe = UUID().uuidString
-        let run = try afn("get", server.url("/get?probe=\(probe)").absoluteString, "--ca", fixture("root-ca.pem"),
-                          "--cert", fixture("client.pem"), "--key", fixture("other-client.key"))
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key", requiringClientCertificates: true)
+        let run = try afn("get", base + "/get", "--ca", fixture("root-ca.pem"), "--cert", fixture("client.pem"), "--key", fixture("other-client.key"))
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("does not belong to the client certificate"), run.stderr)
         XCTAssertFalse(run.stderr.contains("PRIVATE KEY"), run.stderr)
-        XCTAssertFalse(server.receivedRequest(containing: probe, within: 0.3))
+        XCTAssertEqual(server.requests.count, 0, "afn has exited: no request came, nor will")
+        XCTAssertEqual(server.connectionCount, 0, "refused before connecting")
     }
 
     func testProxySendsTheRequestThroughTheProxy() throws {
