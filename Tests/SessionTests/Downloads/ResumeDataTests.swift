@@ -44,8 +44,9 @@ final class ResumeDataTests: XCTestCase {
         { request in
             var reply: ServerReply
             let ifRange = request.value(forHeader: "If-Range")
-            if let range = request.value(forHeader: "Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
-               let start = Int(range.dropFirst(6).dropLast()), start < body.count, ifRange == nil || ifRange == etag {
+            if let range = request.value(forHeader: "Range"), range.unicodeScalars.starts(with: "bytes=".unicodeScalars),
+               range.unicodeScalars.last == "-", let start = Int(String(range.unicodeScalars.dropFirst(6).dropLast())),
+               start < body.count, ifRange == nil || ifRange == etag {
                 reply = .status(206, fields: ["Content-Range": "bytes \(start)-\(body.count - 1)/\(body.count)", "ETag": etag],
                                 body: body.suffix(from: start))
             } else {
@@ -60,8 +61,9 @@ final class ResumeDataTests: XCTestCase {
     /// httpbin's `/range/102400` resource: the letters a to z over and over.
     private static let letters = Data((0..<102_400).map { UInt8(ascii: "a") + UInt8($0 % 26) })
 
-    /// A server of `letters`, dripped 1 KiB every 20 ms (the whole in two seconds) as httpbin's
-    /// `/range/102400?duration=2&chunk_size=1024`, or at once with `slow` false.
+    /// A server of `letters`, dripped 1 KiB every 20 ms (the whole in two seconds) to a URL with
+    /// a `duration` query item, as httpbin's `/range/102400?duration=2&chunk_size=1024`, and at
+    /// once to any other.
     private func lettersServer() throws -> TestServer {
         try server { request in
             let slow = request.queryItems.contains { $0.name == "duration" }
