@@ -103,7 +103,8 @@ final class AFNCommandTests: XCTestCase {
     private static func cut(_ request: RecordedRequest) -> ServerReply {
         let total = cutResource.count
         let range = request.value(forHeader: "Range")
-        if let range, range.hasPrefix("bytes="), range.hasSuffix("-"), let start = Int(range.dropFirst(6).dropLast()), start < total {
+        if let range, range.unicodeScalars.starts(with: "bytes=".unicodeScalars), range.unicodeScalars.last == "-",
+           let start = Int(String(range.unicodeScalars.dropFirst(6).dropLast())), start < total {
             return .status(206, fields: ["Content-Range": "bytes \(start)-\(total - 1)/\(total)", "ETag": "\"cut-v1\""],
                            body: cutResource.suffix(from: start))
         }
