@@ -1,8 +1,13 @@
+import AFLocking
+import AFNetworkingTesting
 import Foundation
 import TestSupport
 import XCTest
 
-/// Runs the built `afn` executable against the local httpbin.
+/// Runs the built `afn` executable against the in-process `TestServer` (what `afn` sends, as
+/// recorded, and what it makes of the replies; over TLS with the fixture certificates), and
+/// against the proxies and the HTTP/2 server of `scripts/test.sh` where proxying or HTTP/2 is
+/// the point.
 final class AFNCommandTests: XCTestCase {
     struct Run {
         let status: Int32
@@ -42,8 +47,74 @@ final class AFNCommandTests: XCTestCase {
         return Run(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// A `TestServer` on 127.0.0.1 answering with `handler`, stopped at the test's end.
+    private func server(_ handler: @escaping TestServer.Handler) throws -> TestServer {
+        let server = try TestServer(handler: handler)
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    /// `path` on `server`, as text for `afn`'s arguments.
+    private func address(_ server: TestServer, _ path: String) -> String { server.baseURL.absoluteString + path }
+
+    /// What httpbin echoes of `request`, as JSON: its query items ("args"), the fields of its
+    /// URL-encoded form ("form"), its JSON body ("json"), all as received, and its URL as the
+    /// `Host` field names it ("url").
+    private static func echo(_ request: RecordedRequest) -> ServerReply {
+        var args: [String: String] = [:]
+        for item in request.queryItems { args[item.name] = item.value ?? "" }
+        var form: [String: String] = [:]
+        if request.value(forHeader: "Content-Type")?.utf8.starts(with: "application/x-www-form-urlencoded".utf8) == true {
+            for item in request.formFields { form[item.name] = item.value ?? "" }
+        }
+        let json = (try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])) ?? NSNull()
+        let url = "\(request.url?.scheme ?? "http")://\(request.value(forHeader: "Host") ?? "")\(request.target)"
+        let body = (try? JSONSerialization.data(withJSONObject: ["args": args, "form": form, "json": json, "url": url] as [String: Any])) ?? Data()
+        return .status(200, fields: ["Content-Type": "application/json"], body: body)
+    }
+
+    /// A `TestServer` over TLS answering with `echo`, presenting the fixture chain `chain` with
+    /// the key `key` (as the TLS servers of `scripts/test.sh` do), asking every client for a
+    /// certificate of the fixture client CA when `requiringClientCertificates`. Its base URL is
+    /// `https://localhost:PORT`, the name the fixtures are for.
+    private func tlsServer(_ chain: String, key: String, requiringClientCertificates: Bool = false) throws -> (server: TestServer, base: String) {
+        var tls = try TestServerTLS(certificateChainPEM: Data(contentsOf: Fixtures.url(chain)), privateKeyPEM: Data(contentsOf: Fixtures.url(key)))
+        if requiringClientCertificates {
+            let authority = try TestServerTLS(certificateChainPEM: Data(contentsOf: Fixtures.url("client-ca.pem")),
+                                              privateKeyPEM: Data(contentsOf: Fixtures.url("client-ca.key")))
+            tls = tls.requiringClientCertificates(issuedBy: authority.certificates)
+        }
+        let server = try TestServer(tls: tls, handler: Self.echo)
+        addTeardownBlock { server.stop() }
+        return (server, "https://localhost:\(server.port)")
+    }
+
+    /// `count` bytes of the repeating pattern 0, 1, ... 255, as the fault server's resources.
+    private static func pattern(_ count: Int) -> Data { Data((0..<count).map { UInt8($0 % 256) }) }
+
+    /// `bytes` with their `Content-Length`, as `application/octet-stream`.
+    private static func octets(_ bytes: Data) -> ServerReply {
+        .status(200, fields: ["Content-Type": "application/octet-stream"], body: bytes)
+    }
+
+    /// The fault server's cut resource of `cutResource`'s bytes: without a `Range`, the whole
+    /// resource declared (with an `ETag` and `Accept-Ranges`) but the connection closed after
+    /// 40% of it; with `Range: bytes=k-`, a 206 with the rest.
+    private static func cut(_ request: RecordedRequest) -> ServerReply {
+        let total = cutResource.count
+        let range = request.value(forHeader: "Range")
+        if let range, range.unicodeScalars.starts(with: "bytes=".unicodeScalars), range.unicodeScalars.last == "-",
+           let start = Int(String(range.unicodeScalars.dropFirst(6).dropLast())), start < total {
+            return .status(206, fields: ["Content-Range": "bytes \(start)-\(total - 1)/\(total)", "ETag": "\"cut-v1\""],
+                           body: cutResource.suffix(from: start))
+        }
+        return ServerReply.status(200, fields: ["ETag": "\"cut-v1\"", "Accept-Ranges": "bytes"], body: cutResource)
+            .cut(afterBodyBytes: total * 2 / 5)
+    }
+
     func testGetWithQueryPrintsThePrettyJSONBody() throws {
-        let run = try afn("get", try HTTPBin.url("/get").absoluteString, "--query", "q=a b", "--query", "n=1")
+        let server = try server(Self.echo)
+        let run = try afn("get", address(server, "/get"), "--query", "q=a b", "--query", "n=1")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.json?["args"] as? [String: String], ["q": "a b", "n": "1"])
         XCTAssertTrue(String(decoding: run.stdout, as: UTF8.self).contains("\n  \"args\" : {"), "JSON is pretty-printed")
@@ -53,13 +124,15 @@ final class AFNCommandTests: XCTestCase {
     /// `k=v` splits at its first `=`, also one followed by U+0301 (one `Character` with it),
     /// as curl splits its arguments.
     func testAQueryPairSplitsAtAnEqualsSignFollowedByACombiningMark() throws {
-        let run = try afn("get", try HTTPBin.url("/get").absoluteString, "--query", "a=\u{301}=b")
+        let server = try server(Self.echo)
+        let run = try afn("get", address(server, "/get"), "--query", "a=\u{301}=b")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.json?["args"] as? [String: String], ["a": "\u{301}=b"])
     }
 
     func testPostJSONSendsTheDocumentAsIs() throws {
-        let run = try afn("post", try HTTPBin.url("/post").absoluteString, "--json", #"{"k":[1,2],"s":"x"}"#)
+        let server = try server(Self.echo)
+        let run = try afn("post", address(server, "/post"), "--json", #"{"k":[1,2],"s":"x"}"#)
         XCTAssertEqual(run.status, 0, run.stderr)
         let echoed = try XCTUnwrap(run.json?["json"] as? [String: Any])
         XCTAssertEqual(echoed["k"] as? [Int], [1, 2])
@@ -67,32 +140,39 @@ final class AFNCommandTests: XCTestCase {
     }
 
     func testPutFormSendsAFormBody() throws {
-        let run = try afn("put", try HTTPBin.url("/put").absoluteString, "--form", "a=1", "--form", "b=two words")
+        let server = try server(Self.echo)
+        let run = try afn("put", address(server, "/put"), "--form", "a=1", "--form", "b=two words")
         XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(server.requests.map(\.method), ["PUT"])
         XCTAssertEqual(run.json?["form"] as? [String: String], ["a": "1", "b": "two words"])
     }
 
     func testUploadedFileComesBackIdentical() throws {
         let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 37) })
         let file = try directory.file("upload.bin", contents: bytes)
-        let run = try afn("upload", try HTTPBin.url("/post").absoluteString, "--file", file.path, "--name", "doc", "--field", "title=T")
+        let server = try server { _ in .status(200) }
+        let run = try afn("upload", address(server, "/post"), "--file", file.path, "--name", "doc", "--field", "title=T")
         XCTAssertEqual(run.status, 0, run.stderr)
-        let json = try XCTUnwrap(run.json)
-        XCTAssertEqual(HTTPBin.formValues(json), ["title": ["T"]])
-        XCTAssertEqual(HTTPBin.fileContents(json)["doc"], bytes)
+        let request = try XCTUnwrap(server.requests.first)
+        let parts = MultipartParts.parse(request.body, contentType: request.value(forHeader: "Content-Type"))
+        XCTAssertEqual(parts.filter { $0.filename == nil }.map { [$0.name, String(decoding: $0.content, as: UTF8.self)] }, [["title", "T"]])
+        XCTAssertEqual(parts.filter { $0.filename != nil }.map(\.name), ["doc"])
+        XCTAssertEqual(parts.first { $0.name == "doc" }?.content, bytes)
         XCTAssertTrue(run.stderr.contains("uploaded"), "a one-line summary when stderr is not a terminal: \(run.stderr)")
     }
 
     func testDownloadedFileMatchesTheResource() throws {
         let output = directory.url.appendingPathComponent("sub/out.bin")
-        let run = try afn("download", try HTTPBin.url("/range/50000").absoluteString, "--output", output.path)
-        XCTAssertEqual(run.status, 0, run.stderr)
         let expected = Data((0..<50_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+        let server = try server { _ in Self.octets(expected) }
+        let run = try afn("download", address(server, "/range/50000"), "--output", output.path)
+        XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(try Data(contentsOf: output), expected)
     }
 
     func testHTTPErrorStatusExitsWithOne() throws {
-        let run = try afn("get", try HTTPBin.url("/status/404").absoluteString)
+        let server = try server { _ in .status(404) }
+        let run = try afn("get", address(server, "/status/404"))
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.stderr.contains("HTTP 404"), run.stderr)
     }
@@ -108,19 +188,21 @@ final class AFNCommandTests: XCTestCase {
         .deletingLastPathComponent().appendingPathComponent("SecurityTests/Fixtures")
 
     func testPinnedCertificateFetchesOverTLS() throws {
-        let server = try TLSServer.named("localhost")
-        let run = try afn("get", server.url("/get").absoluteString, "--pin", Self.fixtures.appendingPathComponent("localhost.der").path)
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key")
+        let run = try afn("get", base + "/get", "--pin", Self.fixtures.appendingPathComponent("localhost.der").path)
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(run.json?["url"] as? String, server.url("/get").absoluteString)
+        XCTAssertEqual(run.json?["url"] as? String, base + "/get")
+        XCTAssertEqual(server.requests.map(\.target), ["/get"])
     }
 
     func testWrongPinExitsWithTwoAndSaysWhy() throws {
-        let server = try TLSServer.named("localhost")
-        let run = try afn("get", server.url("/get").absoluteString, "--pin-mode", "public-key",
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key")
+        let run = try afn("get", base + "/get", "--pin-mode", "public-key",
                           "--pin", Self.fixtures.appendingPathComponent("wrong-host.pem").path,
                           "--ca", Self.fixtures.appendingPathComponent("root-ca.pem").path)
         XCTAssertEqual(run.status, 2)
         XCTAssertTrue(run.stderr.contains("rejected: no public key of the chain is pinned"), run.stderr)
+        XCTAssertEqual(server.requests.count, 0)
     }
 
     func testClientCertificateAsTheServersExitsWithTwoNamingTheKeyUsage() throws {
@@ -133,15 +215,18 @@ final class AFNCommandTests: XCTestCase {
     }
 
     func testPrivateCAWithoutPinningFetchesOverTLS() throws {
-        let server = try TLSServer.named("chained-localhost")
-        let run = try afn("get", server.url("/get").absoluteString, "--ca", Self.fixtures.appendingPathComponent("root-ca.pem").path)
+        let (server, base) = try tlsServer("chained-localhost-fullchain.pem", key: "chained-localhost.key")
+        let run = try afn("get", base + "/get", "--ca", Self.fixtures.appendingPathComponent("root-ca.pem").path)
         XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(server.requests.map(\.target), ["/get"])
     }
 
     func testPinningAPlainHTTPURLIsAUsageError() throws {
-        let run = try afn("get", try HTTPBin.url("/get").absoluteString, "--pin", Self.fixtures.appendingPathComponent("localhost.der").path)
+        let server = try server(Self.echo)
+        let run = try afn("get", address(server, "/get"), "--pin", Self.fixtures.appendingPathComponent("localhost.der").path)
         XCTAssertEqual(run.status, 2)
         XCTAssertTrue(run.stderr.contains("needs an https base URL"), run.stderr)
+        XCTAssertEqual(server.requests.count, 0, "refused before any request")
     }
 
     func testUsageErrorsExitWithTwo() throws {
@@ -151,9 +236,10 @@ final class AFNCommandTests: XCTestCase {
     }
 
     func testCredentialsAreNeverPrinted() throws {
-        let run = try afn("get", try HTTPBin.url("/headers").absoluteString, "--user", "user:s3cret", "--verbose")
+        let server = try server(Self.echo)
+        let run = try afn("get", address(server, "/headers"), "--user", "user:s3cret", "--verbose")
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual((run.json?["headers"] as? [String: String])?["Authorization"], "Basic dXNlcjpzM2NyZXQ=", "the credential is sent")
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Authorization") }, ["Basic dXNlcjpzM2NyZXQ="], "the credential is sent")
         XCTAssertTrue(run.stderr.contains("> Authorization: <redacted>"), run.stderr)
         XCTAssertFalse(run.stderr.contains("s3cret") || run.stderr.contains("dXNlcjpzM2NyZXQ="), run.stderr)
     }
@@ -161,29 +247,33 @@ final class AFNCommandTests: XCTestCase {
     func testAnHTTPErrorTheManagerReportsAsAnErrorExitsWithOne() throws {
         // A 401 Basic challenge without --user: the manager fails the task with
         // SessionError.authenticationRequired, which still is an HTTP error status.
-        let run = try afn("get", try HTTPBin.url("/basic-auth/user/pass").absoluteString)
+        let server = try server { _ in .status(401, fields: ["WWW-Authenticate": #"Basic realm="Fake Realm""#]) }
+        let run = try afn("get", address(server, "/basic-auth/user/pass"))
         XCTAssertEqual(run.status, 1, run.stderr)
         XCTAssertTrue(run.stderr.contains("HTTP 401"), run.stderr)
     }
 
     func testAJSONBodyThatDoesNotParseExitsWithTwoAndKeepsTheRawBody() throws {
-        let run = try afn("get", try FaultServer.url("/invalid-json/0").absoluteString)
+        let server = try server { _ in .status(200, fields: ["Content-Type": "application/json"], body: Data(#"{"truncated": [1, 2"#.utf8)) }
+        let run = try afn("get", address(server, "/invalid-json/0"))
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertEqual(run.stdout, Data(#"{"truncated": [1, 2"#.utf8), "the raw body on stdout")
         XCTAssertTrue(run.stderr.contains("not valid JSON"), run.stderr)
     }
 
     func testABodyOverMaxFilesizeExitsWithTwoNamingTheLimit() throws {
-        let run = try afn("get", try FaultServer.url("/bytes/3000000").absoluteString, "--max-filesize", "1000000")
+        let server = try server { _ in Self.octets(Self.pattern(3_000_000)) }
+        let run = try afn("get", address(server, "/bytes/3000000"), "--max-filesize", "1000000")
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("1000000 bytes"), run.stderr)
         XCTAssertTrue(run.stdout.isEmpty)
     }
 
     func testABodyWithinMaxFilesizeArrives() throws {
-        let run = try afn("get", try FaultServer.url("/bytes/1000").absoluteString, "--max-filesize", "1000")
+        let server = try server { _ in Self.octets(Self.pattern(1000)) }
+        let run = try afn("get", address(server, "/bytes/1000"), "--max-filesize", "1000")
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(run.stdout.count, 1000)
+        XCTAssertEqual(run.stdout, Self.pattern(1000))
     }
 
     func testHelpPrintsTheUsageToStandardOutputAndExitsWithZero() throws {
@@ -194,28 +284,38 @@ final class AFNCommandTests: XCTestCase {
     }
 
     func testUnixSocketSendsTheRequestToTheSocket() throws {
-        let run = try afn("get", "http://localhost/get?via=socket", "--unix-socket", try UnixSocketHTTPBin.socketPath())
+        let socket = directory.url.appendingPathComponent("http.sock").path
+        let server = try TestServer(unixSocketPath: socket, handler: Self.echo)
+        defer { server.stop() }
+        let run = try afn("get", "http://localhost/get?via=socket", "--unix-socket", socket)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.json?["args"] as? [String: String], ["via": "socket"])
+        XCTAssertEqual(server.requests.map(\.target), ["/get?via=socket"])
     }
 
     func testAnHTTPUnixURLNeedsNoOption() throws {
-        let run = try afn("get", try UnixSocketHTTPBin.url("/get?via=url").absoluteString)
+        let server = try TestServer(unixSocketPath: directory.url.appendingPathComponent("http.sock").path, handler: Self.echo)
+        defer { server.stop() }
+        let run = try afn("get", address(server, "/get?via=url"))
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.json?["args"] as? [String: String], ["via": "url"])
+        XCTAssertEqual(server.requests.map(\.target), ["/get?via=url"])
     }
 
     func testConnectTimeoutEndsAConnectionThatIsNeverEstablished() throws {
-        let port = try String(contentsOf: try FaultServer.url("/blackhole-port/0"), encoding: .utf8)
+        let blackhole = try FullListener()
+        defer { blackhole.close() }
         let start = Date()
-        let run = try afn("get", "http://127.0.0.1:\(port)/", "--connect-timeout", "0.3")
+        let run = try afn("get", "http://127.0.0.1:\(blackhole.port)/", "--connect-timeout", "0.3")
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("connect timeout"), run.stderr)
         XCTAssertLessThan(Date().timeIntervalSince(start), 2)
     }
 
     func testMaxTimeEndsATransferThatKeepsGoing() throws {
-        let run = try afn("get", try FaultServer.url("/drip/100").absoluteString, "--max-time", "0.8")
+        // 100 body bytes declared, one every 100 ms, as the fault server's /drip/100.
+        let server = try server { _ in Self.octets(Self.pattern(100)).dripped(1, every: 0.1) }
+        let run = try afn("get", address(server, "/drip/100"), "--max-time", "0.8")
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("total timeout"), run.stderr)
     }
@@ -225,35 +325,38 @@ final class AFNCommandTests: XCTestCase {
     private func fixture(_ name: String) -> String { Fixtures.url(name).path }
 
     func testCertAndKeyPresentAClientCertificate() throws {
-        let server = try TLSServer.named("mtls")
-        let probe = UUID().uuidString
-        let run = try afn("get", server.url("/get?probe=\(probe)").absoluteString, "--ca", fixture("root-ca.pem"),
-                          "--cert", fixture("client.pem"), "--key", fixture("client.key"))
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key", requiringClientCertificates: true)
+        let run = try afn("get", base + "/get", "--ca", fixture("root-ca.pem"), "--cert", fixture("client.pem"), "--key", fixture("client.key"))
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(server.receivedRequest(containing: "\(probe) HTTP/1.1\" 200 organizationName=AFNetworking Tests,commonName=afn-test-client"))
+        let client = try TestServerTLS(certificateChainPEM: Data(contentsOf: Fixtures.url("client.pem")), privateKeyPEM: Data(contentsOf: Fixtures.url("client.key")))
+        XCTAssertEqual(client.certificates.first?.subjectCommonName, "afn-test-client")
+        XCTAssertEqual(server.requests.map(\.clientCertificate), [client.certificates.first], "the request came with the fixture client certificate")
     }
 
     func testPKCS12CertWithPassPresentsAClientCertificate() throws {
-        let run = try afn("get", try TLSServer.named("mtls").url("/get").absoluteString, "--ca", fixture("root-ca.pem"),
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key", requiringClientCertificates: true)
+        let run = try afn("get", base + "/get", "--ca", fixture("root-ca.pem"),
                           "--cert", fixture("client.p12"), "--cert-type", "p12", "--pass", "afn-fixture")
         XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(server.requests.map { $0.clientCertificate?.subjectCommonName }, ["afn-test-client"])
     }
 
     func testWithoutCertAServerRequiringOneExitsWithTwoAndSaysSo() throws {
-        let run = try afn("get", try TLSServer.named("mtls").url("/get").absoluteString, "--ca", fixture("root-ca.pem"))
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key", requiringClientCertificates: true)
+        let run = try afn("get", base + "/get", "--ca", fixture("root-ca.pem"))
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("requires a client certificate"), run.stderr)
+        XCTAssertEqual(server.requests.count, 0)
     }
 
     func testAKeyOfAnotherCertificateExitsWithTwoBeforeAnyRequest() throws {
-        let server = try TLSServer.named("mtls")
-        let probe = UUID().uuidString
-        let run = try afn("get", server.url("/get?probe=\(probe)").absoluteString, "--ca", fixture("root-ca.pem"),
-                          "--cert", fixture("client.pem"), "--key", fixture("other-client.key"))
+        let (server, base) = try tlsServer("localhost.pem", key: "localhost.key", requiringClientCertificates: true)
+        let run = try afn("get", base + "/get", "--ca", fixture("root-ca.pem"), "--cert", fixture("client.pem"), "--key", fixture("other-client.key"))
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("does not belong to the client certificate"), run.stderr)
         XCTAssertFalse(run.stderr.contains("PRIVATE KEY"), run.stderr)
-        XCTAssertFalse(server.receivedRequest(containing: probe, within: 0.3))
+        XCTAssertEqual(server.requests.count, 0, "afn has exited: no request came, nor will")
+        XCTAssertEqual(server.connectionCount, 0, "refused before connecting")
     }
 
     func testProxySendsTheRequestThroughTheProxy() throws {
@@ -352,9 +455,29 @@ final class AFNCommandTests: XCTestCase {
     }
     // MARK: Retries and resuming
 
+    /// The fault server's scripted sequence: the k-th request is answered by the k-th of
+    /// `steps` (the last repeats), a status and, after a colon, its Retry-After in seconds; a
+    /// 2xx with {"attempt": k}, any other status with {"error": status}.
+    private static func sequence(_ steps: [String]) -> TestServer.Handler {
+        let count = Locked(0)
+        return { _ in
+            let call = count.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            let step = steps[min(call, steps.count) - 1].split(separator: ":").map(String.init)
+            let status = Int(step[0]) ?? 500
+            var fields = ["Content-Type": "application/json"]
+            if step.count > 1 { fields["Retry-After"] = step[1] }
+            let body = status < 300 ? #"{"attempt": \#(call)}"# : #"{"error": \#(status)}"#
+            return .status(status, fields: fields, body: Data(body.utf8))
+        }
+    }
+
     func testRetryRetriesATransientFailureAndVerboseShowsEachAttemptWithItsPhases() throws {
-        let id = FaultServer.uniqueID()
-        let run = try afn("get", try FaultServer.sequence(id, "503,200").absoluteString, "--retry", "2", "--verbose")
+        let id = 7
+        let server = try server(Self.sequence(["503", "200"]))
+        let run = try afn("get", address(server, "/seq/\(id)"), "--retry", "2", "--verbose")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.json?["attempt"] as? Int, 2)
         XCTAssertTrue(run.stderr.contains("* attempt 1: HTTP 503; retrying in "), run.stderr)
@@ -362,28 +485,28 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("* attempt 1 /seq/\(id): http/1.1, new connection to 127.0.0.1:"), run.stderr)
         XCTAssertTrue(run.stderr.contains("* attempt 2 /seq/\(id): http/1.1, "), run.stderr)
         XCTAssertTrue(run.stderr.contains("first byte "), run.stderr)
-        XCTAssertEqual(try FaultServer.log(id).count, 2)
+        XCTAssertEqual(server.requests.map(\.target), ["/seq/\(id)", "/seq/\(id)"])
     }
 
     func testWithoutRetryATransientFailureExitsWithOne() throws {
-        let id = FaultServer.uniqueID()
-        let run = try afn("get", try FaultServer.sequence(id, "503,200").absoluteString)
+        let server = try server(Self.sequence(["503", "200"]))
+        let run = try afn("get", address(server, "/seq/1"))
         XCTAssertEqual(run.status, 1, run.stderr)
-        XCTAssertEqual(try FaultServer.log(id).count, 1)
+        XCTAssertEqual(server.requests.count, 1)
     }
 
     func testRetryMaxTimeStopsARetryThatWouldStartLater() throws {
-        let id = FaultServer.uniqueID()
-        let run = try afn("get", try FaultServer.sequence(id, "503:2,200").absoluteString, "--retry", "3", "--retry-max-time", "1")
+        let server = try server(Self.sequence(["503:2", "200"]))
+        let run = try afn("get", address(server, "/seq/1"), "--retry", "3", "--retry-max-time", "1")
         XCTAssertEqual(run.status, 1, run.stderr)
-        XCTAssertEqual(try FaultServer.log(id).count, 1)
+        XCTAssertEqual(server.requests.count, 1)
     }
 
-    private static let cutResource = Data((0..<100_000).map { UInt8($0 % 256) })
+    private static let cutResource = pattern(100_000)
 
     func testADownloadThatFailsKeepsResumeDataAndResumeCompletesIt() throws {
-        let id = FaultServer.uniqueID()
-        let url = try FaultServer.url("/cut/100000?id=\(id)").absoluteString
+        let server = try server(Self.cut)
+        let url = address(server, "/cut/100000")
         let output = directory.url.appendingPathComponent("cut.bin")
         let failed = try afn("download", url, "--output", output.path)
         XCTAssertEqual(failed.status, 2, failed.stderr)
@@ -391,25 +514,27 @@ final class AFNCommandTests: XCTestCase {
         let resumed = try afn("download", url, "--output", output.path, "--resume")
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         XCTAssertEqual(try Data(contentsOf: output), Self.cutResource)
-        XCTAssertEqual(try FaultServer.log(id).map(\.range), [nil, "bytes=40000-"])
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Range") }, [nil, "bytes=40000-"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path + ".afnresume"))
     }
 
     func testResumeWithoutResumeDataContinuesAPartialOutputWithARange() throws {
-        let id = FaultServer.uniqueID()
+        let server = try server(Self.cut)
         let output = try directory.file("partial.bin", contents: Self.cutResource.prefix(30_000))
-        let run = try afn("download", try FaultServer.url("/cut/100000?id=\(id)").absoluteString, "--output", output.path, "--resume")
+        let run = try afn("download", address(server, "/cut/100000"), "--output", output.path, "--resume")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stderr.contains("continued \(output.path) after 30000 bytes"), run.stderr)
         XCTAssertEqual(try Data(contentsOf: output), Self.cutResource)
-        XCTAssertEqual(try FaultServer.log(id).map(\.range), ["bytes=30000-"])
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Range") }, ["bytes=30000-"])
     }
 
     func testResumeNeverAppendsWhenTheServerSendsTheWholeResource() throws {
         let output = try directory.file("stale.bin", contents: Data(repeating: 0xEE, count: 1200))
-        let run = try afn("download", try FaultServer.url("/bytes/5000").absoluteString, "--output", output.path, "--resume")
+        let server = try server { _ in Self.octets(Self.pattern(5000)) }
+        let run = try afn("download", address(server, "/bytes/5000"), "--output", output.path, "--resume")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stderr.contains("downloaded again"), run.stderr)
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Range") }, ["bytes=1200-"], "a range asked for, the whole resource answered")
         XCTAssertEqual(try Data(contentsOf: output), Data((0..<5000).map { UInt8($0 % 256) }))
     }
 
@@ -423,7 +548,8 @@ final class AFNCommandTests: XCTestCase {
         try Privileges.requireRoot(for: "mknod")
         let device = directory.url.appendingPathComponent("null")
         XCTAssertEqual(mknod(device.path, S_IFCHR | 0o666, dev_t((1 << 8) | 3)), 0)
-        let run = try afn("download", try HTTPBin.url("/bytes/2048").absoluteString, "--output", device.path)
+        let server = try server { _ in Self.octets(Self.pattern(2048)) }
+        let run = try afn("download", address(server, "/bytes/2048"), "--output", device.path)
         XCTAssertEqual(run.status, 0, run.stderr)
         var info = stat()
         XCTAssertEqual(lstat(device.path, &info), 0)
@@ -431,7 +557,8 @@ final class AFNCommandTests: XCTestCase {
     }
 
     func testDownloadToDashWritesTheBodyToStandardOutput() throws {
-        let run = try afn("download", try FaultServer.url("/bytes/5000").absoluteString, "--output", "-")
+        let server = try server { _ in Self.octets(Self.pattern(5000)) }
+        let run = try afn("download", address(server, "/bytes/5000"), "--output", "-")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.stdout, Data((0..<5000).map { UInt8($0 % 256) }))
         XCTAssertTrue(run.stderr.contains("-> standard output"), run.stderr)
@@ -441,19 +568,22 @@ final class AFNCommandTests: XCTestCase {
         let target = try directory.file("target", contents: Data("keep".utf8))
         let link = directory.url.appendingPathComponent("link")
         XCTAssertEqual(symlink(target.path, link.path), 0)
-        let run = try afn("download", try HTTPBin.url("/bytes/64").absoluteString, "--output", link.path)
+        let server = try server { _ in Self.octets(Self.pattern(64)) }
+        let run = try afn("download", address(server, "/bytes/64"), "--output", link.path)
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("symbolic link"), run.stderr)
         XCTAssertEqual(try Data(contentsOf: target), Data("keep".utf8))
     }
 
     func testResumeDataIsPrivateHoldsNoCredentialAndIsNeverWrittenThroughALink() throws {
-        let url = try FaultServer.url("/cut/100000?id=\(FaultServer.uniqueID())").absoluteString
+        let server = try server(Self.cut)
+        let url = address(server, "/cut/100000")
         let output = directory.url.appendingPathComponent("cut.bin")
         let victim = try directory.file("victim", contents: Data("keep".utf8))
         XCTAssertEqual(symlink(victim.path, output.path + ".afnresume"), 0)
         let failed = try afn("download", url, "--output", output.path, "--header", "Authorization: Bearer s3cret")
         XCTAssertEqual(failed.status, 2, failed.stderr)
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Authorization") }, ["Bearer s3cret"])
         XCTAssertEqual(try Data(contentsOf: victim), Data("keep".utf8))
         var info = stat()
         XCTAssertEqual(lstat(output.path + ".afnresume", &info), 0)
@@ -464,25 +594,27 @@ final class AFNCommandTests: XCTestCase {
     }
 
     func testResumeDataForAnotherURLIsRefused() throws {
-        let id = FaultServer.uniqueID()
+        let server = try server { request in request.path == "/cut/100000" ? Self.cut(request) : Self.octets(Self.pattern(5000)) }
         let output = directory.url.appendingPathComponent("cut.bin")
-        XCTAssertEqual(try afn("download", try FaultServer.url("/cut/100000?id=\(id)").absoluteString, "--output", output.path).status, 2)
-        let other = try FaultServer.url("/bytes/5000").absoluteString
-        let run = try afn("download", other, "--output", output.path, "--resume")
+        XCTAssertEqual(try afn("download", address(server, "/cut/100000"), "--output", output.path).status, 2)
+        let run = try afn("download", address(server, "/bytes/5000"), "--output", output.path, "--resume")
         XCTAssertEqual(run.status, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("Invalid resume data: it is for"), run.stderr)
-        XCTAssertEqual(try FaultServer.log(id).count, 1, "the resume data's URL was requested")
+        XCTAssertEqual(server.requests.filter { $0.path == "/cut/100000" }.count, 1, "the resume data's URL was requested")
     }
 
     func testProgressOfAContentCodedDownloadNeverTraps() throws {
         let output = directory.url.appendingPathComponent("coded.json")
-        let run = try afn("download", try HTTPBin.url("/gzip").absoluteString, "--output", output.path)
+        // httpbin's /gzip: the coded length declared, the body counted decoded.
+        let server = try server { _ in .status(200, fields: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: GzipFixture.coded) }
+        let run = try afn("download", address(server, "/gzip"), "--output", output.path)
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any])?["gzipped"] as? Bool, true)
+        XCTAssertEqual(try Data(contentsOf: output), GzipFixture.decoded)
     }
 
     func testTimeoutsOfInfinityOrTooLargeForLibcurlMeanNoLimit() throws {
-        let url = try HTTPBin.url("/get").absoluteString
+        let server = try server(Self.echo)
+        let url = address(server, "/get")
         for value in ["inf", "1e300", "9.3e15"] {
             let run = try afn("get", url, "--max-time", value, "--connect-timeout", value, "--timeout", value)
             XCTAssertEqual(run.status, 0, "\(value): \(run.stderr)")

@@ -1,3 +1,4 @@
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
@@ -10,23 +11,31 @@ import XCTest
 /// Stream uploads: URLSession on Linux sends them chunked, breaks when `Content-Length` is also
 /// set, and ends the body at the first moment no bytes are available.
 final class UploadBodyStreamTests: XCTestCase {
-    private func anythingRequest() throws -> URLRequest {
-        var request = URLRequest(url: try HTTPBin.url("/anything"))
+    /// A `TestServer` answering every request with an empty 200, stopped at the test's end.
+    private func server() throws -> TestServer {
+        let server = try TestServer { _ in .status(200) }
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    private func anythingRequest(_ server: TestServer) -> URLRequest {
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("anything"))
         request.httpMethod = "POST"
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         return request
     }
 
-    private func echoedBody(_ result: Completion) throws -> Data {
-        let text = try XCTUnwrap(result.json?["data"] as? String)
-        let prefix = "data:application/octet-stream;base64,"
-        return text.hasPrefix(prefix) ? try XCTUnwrap(Data(base64Encoded: String(text.dropFirst(prefix.count)))) : Data(text.utf8)
+    /// The body of the one request `server` received.
+    private func receivedBody(_ server: TestServer) throws -> Data {
+        XCTAssertEqual(server.requests.count, 1)
+        return try XCTUnwrap(server.requests.first).body
     }
 
     func testStreamWithAContentLengthHeaderIsAcceptedAndArrivesByteExact() throws {
         let manager = makeManager()
         let body = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
-        var request = try anythingRequest()
+        let server = try server()
+        var request = anythingRequest(server)
         request.httpBodyStream = InputStream(data: body)
         request.setValue(String(body.count), forHTTPHeaderField: "Content-Length")
         let progress = ProgressLog()
@@ -34,39 +43,45 @@ final class UploadBodyStreamTests: XCTestCase {
             manager.resume(try manager.uploadTask(withStreamedRequest: request, progress: progress.handler, completionHandler: handler))
         }
         XCTAssertNil(result.error)
-        XCTAssertEqual(try echoedBody(result), body)
+        XCTAssertEqual(try receivedBody(server), body)
         XCTAssertEqual(progress.last?.completedUnitCount, 200_000)
     }
 
     func testMultipartUploadThroughTheManagerArrivesByteExact() throws {
         let manager = makeManager()
         let file = Data((0..<123_457).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        let request = try HTTPRequestSerializer().multipartFormRequest(method: "POST", urlString: try HTTPBin.url("/post").absoluteString) { form in
+        let server = try server()
+        let request = try HTTPRequestSerializer().multipartFormRequest(method: "POST", urlString: server.baseURL.absoluteString + "/post") { form in
             try form.appendPart(withFileData: file, name: "f", fileName: "f.bin", mimeType: "application/octet-stream")
         }
         let progress = ProgressLog()
         let result = try complete { handler in
             manager.resume(try manager.uploadTask(withStreamedRequest: request, progress: progress.handler, completionHandler: handler))
         }
-        XCTAssertEqual(HTTPBin.fileContents(try XCTUnwrap(result.json))["f"], file)
+        XCTAssertNil(result.error)
+        let received = try XCTUnwrap(server.requests.first)
+        let parts = MultipartParts.parse(received.body, contentType: received.value(forHeader: "Content-Type"))
+        XCTAssertEqual(parts.map(\.filename), ["f.bin"])
+        XCTAssertEqual(parts.first { $0.name == "f" }?.content, file)
         XCTAssertEqual(progress.last?.totalUnitCount, Int64(request.multipartContentLength!))
     }
 
     func testMomentarilyEmptyStreamIsNotTruncated() throws {
         let manager = makeManager()
         let body = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
-        var request = try anythingRequest()
+        let server = try server()
+        var request = anythingRequest(server)
         request.httpBodyStream = HesitantInputStream(data: body)
         let result = try complete { handler in
             manager.resume(try manager.uploadTask(withStreamedRequest: request, completionHandler: handler))
         }
         XCTAssertNil(result.error)
-        XCTAssertEqual(try echoedBody(result), body)
+        XCTAssertEqual(try receivedBody(server), body)
     }
 
     func testFailingStreamFailsTheTaskWithBodyStreamFailed() throws {
         let manager = makeManager()
-        var request = try anythingRequest()
+        var request = anythingRequest(try server())
         request.httpBodyStream = FailingInputStream()
         let result = try complete { handler in
             manager.resume(try manager.uploadTask(withStreamedRequest: request, completionHandler: handler))
@@ -78,7 +93,7 @@ final class UploadBodyStreamTests: XCTestCase {
 
     func testMultipartSourceEndingEarlyFailsTheTaskWithItsTypedError() throws {
         let manager = makeManager()
-        let request = try HTTPRequestSerializer().multipartFormRequest(method: "POST", urlString: try HTTPBin.url("/post").absoluteString) { form in
+        let request = try HTTPRequestSerializer().multipartFormRequest(method: "POST", urlString: try server().baseURL.absoluteString + "/post") { form in
             try form.appendPart(with: InputStream(data: Data(count: 10)), name: "s", fileName: "s", length: 50, mimeType: "a/b")
         }
         let result = try complete { handler in

@@ -40,10 +40,24 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(left, [], "download files left behind", file: file, line: line)
     }
 
-    private func download(_ path: String, to destination: URL, options: DownloadOptions = []) throws -> Completion {
+    /// A `TestServer` answering with `handler`, stopped at the test's end.
+    private func server(_ handler: @escaping TestServer.Handler) throws -> TestServer {
+        let server = try TestServer(handler: handler)
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    /// `count` bytes with their `Content-Length`, as httpbin's `/bytes/<count>`.
+    private static func bytes(_ count: Int) -> ServerReply {
+        .status(200, fields: ["Content-Type": "application/octet-stream"], body: Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+    }
+
+    /// Downloads `path` from a server answering `reply`.
+    private func download(_ path: String, answered reply: ServerReply, to destination: URL, options: DownloadOptions = []) throws -> Completion {
+        let server = try server { _ in reply }
         let manager = makeManager()
         let result = try complete { handler in
-            manager.resume(try manager.downloadTask(with: URLRequest(url: try HTTPBin.url(path)), destination: { _, _ in destination },
+            manager.resume(try manager.downloadTask(with: URLRequest(url: server.baseURL.appendingPathComponent(path)), destination: { _, _ in destination },
                                                     options: options, completionHandler: handler))
         }
         manager.completionGroup.wait()
@@ -52,7 +66,7 @@ final class DownloadTests: XCTestCase {
 
     func testExistingFileIsKeptWithoutTheReplaceOption() throws {
         let destination = try directory.file("existing.bin", contents: Data("old".utf8))
-        let result = try download("/bytes/500", to: destination)
+        let result = try download("bytes/500", answered: Self.bytes(500), to: destination)
         guard case .downloadFileFailed(let reason, _)? = result.error as? SessionError else {
             return XCTFail("expected downloadFileFailed, got \(String(describing: result.error))")
         }
@@ -63,22 +77,22 @@ final class DownloadTests: XCTestCase {
 
     func testExistingFileIsReplacedWithTheReplaceOption() throws {
         let destination = try directory.file("existing.bin", contents: Data("old".utf8))
-        let result = try download("/bytes/500", to: destination, options: .replaceExistingFile)
+        let result = try download("bytes/500", answered: Self.bytes(500), to: destination, options: .replaceExistingFile)
         XCTAssertNil(result.error)
-        XCTAssertEqual(try Data(contentsOf: destination).count, 500)
+        XCTAssertEqual(try Data(contentsOf: destination), Self.bytes(500).body)
         assertNoFileLeftBehind()
     }
 
     func testMissingDirectoriesAreCreatedWithTheOption() throws {
         let destination = directory.url.appendingPathComponent("a/b/c.bin")
-        let result = try download("/bytes/64", to: destination, options: .createIntermediateDirectories)
+        let result = try download("bytes/64", answered: Self.bytes(64), to: destination, options: .createIntermediateDirectories)
         XCTAssertNil(result.error)
-        XCTAssertEqual(try Data(contentsOf: destination).count, 64)
+        XCTAssertEqual(try Data(contentsOf: destination), Self.bytes(64).body)
     }
 
     func testFailedStatusIsAnErrorAndNothingIsMoved() throws {
         let destination = directory.url.appendingPathComponent("never.bin")
-        let result = try download("/status/404", to: destination)
+        let result = try download("status/404", answered: .status(404), to: destination)
         XCTAssertEqual((result.error as? ResponseSerializationError)?.reason, .unacceptableStatusCode(404))
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
         assertNoFileLeftBehind()
@@ -123,8 +137,10 @@ final class DownloadTests: XCTestCase {
         let received = expectation(description: "some bytes arrived")
         let once = LockedFlag()
         let target = directory.url.appendingPathComponent("x")
+        // 2,000 bytes over four seconds, as httpbin's /drip?numbytes=2000&duration=4.
+        let server = try server { _ in Self.bytes(2000).dripped(10, every: 0.02) }
         let task = try manager.downloadTask(
-            with: URLRequest(url: try HTTPBin.url("/drip?numbytes=2000&duration=4")),
+            with: URLRequest(url: server.baseURL.appendingPathComponent("drip")),
             progress: { progress in
                 if progress.completedUnitCount > 0, !once.value {
                     once.set(true)
@@ -145,7 +161,8 @@ final class DownloadTests: XCTestCase {
         let manager = makeManager()
         // One byte at once, then three seconds of silence: the one-second idle timeout fires
         // with a partial file on disk.
-        var request = URLRequest(url: try HTTPBin.url("/drip?numbytes=2&duration=6"))
+        let server = try server { _ in Self.bytes(2).dripped(1, every: 3) }
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("drip"))
         request.timeoutInterval = 1
         let target = directory.url.appendingPathComponent("y")
         let result = try complete { handler in
@@ -158,18 +175,22 @@ final class DownloadTests: XCTestCase {
     }
 
     func testProgressTotalIsUnknownForAContentCodedBody() throws {
-        // httpbin's /gzip declares the encoded length; the body is counted decoded.
+        // Like httpbin's /gzip, the reply declares the encoded length; the body is counted decoded.
+        let server = try server { _ in
+            .status(200, fields: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: GzipFixture.coded)
+        }
         let manager = makeManager()
         let progress = ProgressLog()
         let destination = directory.url.appendingPathComponent("coded.json")
         let result = try complete { handler in
-            manager.resume(try manager.downloadTask(with: URLRequest(url: try HTTPBin.url("/gzip")), progress: progress.handler,
+            manager.resume(try manager.downloadTask(with: URLRequest(url: server.baseURL.appendingPathComponent("gzip")), progress: progress.handler,
                                                     destination: { _, _ in destination }, completionHandler: handler))
         }
         XCTAssertNil(result.error)
         let last = try XCTUnwrap(progress.last)
         XCTAssertEqual(last.totalUnitCount, -1)
-        XCTAssertEqual(last.completedUnitCount, Int64(try Data(contentsOf: destination).count))
+        XCTAssertEqual(try Data(contentsOf: destination), GzipFixture.decoded)
+        XCTAssertEqual(last.completedUnitCount, Int64(GzipFixture.decoded.count))
     }
 
     func testFractionCompletedNeverPassesOne() {

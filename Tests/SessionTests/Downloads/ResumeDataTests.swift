@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 @testable import AFSession
 import AFSerialization
 import Foundation
@@ -28,22 +29,68 @@ final class ResumeDataTests: XCTestCase {
         return url
     }
 
-    private func straightDownload(_ path: String, manager: URLSessionManager) throws -> Data {
+    /// A `TestServer` answering with `handler`, stopped at the test's end.
+    private func server(_ handler: @escaping TestServer.Handler) throws -> TestServer {
+        let server = try TestServer(handler: handler)
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    /// A resource of `body` with the strong validator `etag` and `Accept-Ranges: bytes`:
+    /// `Range: bytes=k-` (without `If-Range`, or with `etag`) is answered 206 with the rest,
+    /// anything else 200 with the whole, whose connection is closed after `cutAfter` body bytes
+    /// when given; both dripped `drip` when given.
+    private static func ranged(_ body: Data, etag: String, cutAfter: Int? = nil, drip: (size: Int, interval: TimeInterval)? = nil) -> TestServer.Handler {
+        { request in
+            var reply: ServerReply
+            let ifRange = request.value(forHeader: "If-Range")
+            if let range = request.value(forHeader: "Range"), range.unicodeScalars.starts(with: "bytes=".unicodeScalars),
+               range.unicodeScalars.last == "-", let start = Int(String(range.unicodeScalars.dropFirst(6).dropLast())),
+               start < body.count, ifRange == nil || ifRange == etag {
+                reply = .status(206, fields: ["Content-Range": "bytes \(start)-\(body.count - 1)/\(body.count)", "ETag": etag],
+                                body: body.suffix(from: start))
+            } else {
+                reply = .status(200, fields: ["ETag": etag, "Accept-Ranges": "bytes"], body: body)
+                reply.cutAfterBodyBytes = cutAfter
+            }
+            if let drip { reply = reply.dripped(drip.size, every: drip.interval) }
+            return reply
+        }
+    }
+
+    /// httpbin's `/range/102400` resource: the letters a to z over and over.
+    private static let letters = Data((0..<102_400).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+
+    /// A server of `letters`, dripped 1 KiB every 20 ms (the whole in two seconds) to a URL with
+    /// a `duration` query item, as httpbin's `/range/102400?duration=2&chunk_size=1024`, and at
+    /// once to any other.
+    private func lettersServer() throws -> TestServer {
+        try server { request in
+            let slow = request.queryItems.contains { $0.name == "duration" }
+            return Self.ranged(Self.letters, etag: "\"range102400\"", drip: slow ? (1024, 0.02) : nil)(request)
+        }
+    }
+
+    /// The fault server's cut resource: 100,000 bytes of 0, 1, ... 255 over and over, cut after
+    /// 40% unless the rest is asked for with a range.
+    private static let cutResource = Data((0..<100_000).map { UInt8($0 % 256) })
+
+    private func straightDownload(_ url: URL, manager: URLSessionManager) throws -> Data {
         let destination = directory.url.appendingPathComponent("straight-\(UUID().uuidString)")
         let result = try complete { handler in
-            manager.resume(try manager.downloadTask(with: URLRequest(url: try HTTPBin.url(path)), destination: { _, _ in destination }, completionHandler: handler))
+            manager.resume(try manager.downloadTask(with: URLRequest(url: url), destination: { _, _ in destination }, completionHandler: handler))
         }
         XCTAssertNil(result.error)
         return try Data(contentsOf: destination)
     }
 
     /// Starts a slow download and cancels it for resume data once `bytes` arrived.
-    private func resumeDataAfterCancelling(_ path: String, after bytes: Int64, manager: URLSessionManager) throws -> Data? {
+    private func resumeDataAfterCancelling(_ url: URL, after bytes: Int64, manager: URLSessionManager) throws -> Data? {
         let enough = expectation(description: "enough bytes")
         let once = LockedFlag()
         let recorder = CompletionRecorder()
         let task = try manager.downloadTask(
-            with: URLRequest(url: try HTTPBin.url(path)),
+            with: URLRequest(url: url),
             progress: { progress in
                 if progress.completedUnitCount >= bytes, !once.value {
                     once.set(true)
@@ -66,20 +113,24 @@ final class ResumeDataTests: XCTestCase {
 
     func testResumeDataHoldsNoHeaderTheManagerAddedInternally() throws {
         let manager = makeManager()
-        let resumeData = try XCTUnwrap(try resumeDataAfterCancelling("/range/102400?duration=2&chunk_size=1024", after: 10_000, manager: manager))
+        let slow = try XCTUnwrap(URL(string: try lettersServer().baseURL.absoluteString + "/range/102400?duration=2&chunk_size=1024"))
+        let resumeData = try XCTUnwrap(try resumeDataAfterCancelling(slow, after: 10_000, manager: manager))
         let decoded = try ResumeData(decoding: resumeData)
         XCTAssertEqual(decoded.headers.keys.filter { $0.lowercased().hasPrefix("x-afnetworking") }, [])
     }
 
     func testCancelledDownloadResumesWithARangeAndMatchesAStraightDownload() throws {
         let manager = makeManager()
-        let expected = try straightDownload("/range/102400", manager: manager)
+        let server = try lettersServer()
+        let expected = try straightDownload(server.baseURL.appendingPathComponent("range/102400"), manager: manager)
+        XCTAssertEqual(expected, Self.letters)
         let resumedFrom = Locked<Int64>(-1)
         var overrides = SessionDelegateOverrides()
         overrides.downloadTaskDidResume = { _, _, offset, _ in resumedFrom.withLock { $0 = offset } }
         manager.overrides = overrides
 
-        let resumeData = try XCTUnwrap(try resumeDataAfterCancelling("/range/102400?duration=2&chunk_size=1024", after: 20_000, manager: manager))
+        let slow = try XCTUnwrap(URL(string: server.baseURL.absoluteString + "/range/102400?duration=2&chunk_size=1024"))
+        let resumeData = try XCTUnwrap(try resumeDataAfterCancelling(slow, after: 20_000, manager: manager))
         let destination = directory.url.appendingPathComponent("resumed.bin")
         let progress = ProgressLog()
         let result = try complete { handler in
@@ -89,13 +140,19 @@ final class ResumeDataTests: XCTestCase {
         XCTAssertNil(result.error)
         XCTAssertEqual(try Data(contentsOf: destination), expected)
         XCTAssertGreaterThanOrEqual(resumedFrom.withLock { $0 }, 20_000, "the server was not asked for the remaining range")
+        XCTAssertEqual(server.requests.last?.value(forHeader: "Range"), "bytes=\(resumedFrom.withLock { $0 })-")
         XCTAssertEqual(progress.last?.completedUnitCount, 102_400)
         XCTAssertEqual(progress.last?.totalUnitCount, 102_400)
     }
 
-    /// Downloads the fault server's resource that is cut after 40%; returns the failure.
-    private func failedCutDownload(_ id: Int, manager: URLSessionManager, headers: [String: String] = [:]) throws -> URLError {
-        var request = URLRequest(url: try FaultServer.url("/cut/100000?id=\(id)"))
+    /// A server of the cut resource at `/cut/100000`.
+    private func cutServer() throws -> TestServer {
+        try server(Self.ranged(Self.cutResource, etag: "\"cut-v1\"", cutAfter: 40_000))
+    }
+
+    /// Downloads the resource of `server` that is cut after 40%; returns the failure.
+    private func failedCutDownload(_ server: TestServer, manager: URLSessionManager, headers: [String: String] = [:]) throws -> URLError {
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("cut/100000"))
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let result = try complete { handler in
             manager.resume(try manager.downloadTask(with: request,
@@ -107,9 +164,9 @@ final class ResumeDataTests: XCTestCase {
 
     func testADownloadCutAfterFortyPercentResumesFromItsErrorsResumeDataToAnIdenticalFile() throws {
         let manager = makeManager()
-        let id = FaultServer.uniqueID()
-        let failure = try failedCutDownload(id, manager: manager)
-        // URLSession's own protocol reports a reset as `.unknown`.
+        let server = try cutServer()
+        let failure = try failedCutDownload(server, manager: manager)
+        // URLSession's own protocol reports a connection closed before the declared length as `.unknown`.
         XCTAssertEqual(failure.code, HTTPTransport.underTest == .urlSession ? .unknown : .networkConnectionLost)
         let resumeData = try XCTUnwrap(failure.downloadTaskResumeData)
         XCTAssertEqual(failure.userInfo[NSURLSessionDownloadTaskResumeData] as? Data, resumeData)
@@ -119,13 +176,13 @@ final class ResumeDataTests: XCTestCase {
             manager.resume(try manager.downloadTask(withResumeData: resumeData, destination: { _, _ in destination }, completionHandler: handler))
         }
         XCTAssertNil(result.error)
-        XCTAssertEqual(try Data(contentsOf: destination), Data((0..<100_000).map { UInt8($0 % 256) }))
-        XCTAssertEqual(try FaultServer.log(id).map(\.range), [nil, "bytes=40000-"], "only the remaining range was asked for")
+        XCTAssertEqual(try Data(contentsOf: destination), Self.cutResource)
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Range") }, [nil, "bytes=40000-"], "only the remaining range was asked for")
     }
 
     func testAPartialFileNobodyResumedIsRemovedWhenTheSessionIsInvalidated() throws {
         let manager = makeManager()
-        let failure = try failedCutDownload(FaultServer.uniqueID(), manager: manager)
+        let failure = try failedCutDownload(try cutServer(), manager: manager)
         let partial = try ResumeData(decoding: try XCTUnwrap(failure.downloadTaskResumeData)).partialFilePath
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial))
         manager.invalidateSession(cancelingTasks: false)
@@ -133,9 +190,8 @@ final class ResumeDataTests: XCTestCase {
     }
 
     func testAKeptPartialFileOutlivesTheSessionAndResumesWithAnotherManager() throws {
-        let id = FaultServer.uniqueID()
         let manager = makeManager()
-        let resumeData = try XCTUnwrap(try failedCutDownload(id, manager: manager).downloadTaskResumeData)
+        let resumeData = try XCTUnwrap(try failedCutDownload(try cutServer(), manager: manager).downloadTaskResumeData)
         try manager.keepPartialFile(ofResumeData: resumeData)
         manager.invalidateSession(cancelingTasks: false)
         let partial = try ResumeData(decoding: resumeData).partialFilePath
@@ -146,12 +202,12 @@ final class ResumeDataTests: XCTestCase {
             other.resume(try other.downloadTask(withResumeData: resumeData, destination: { _, _ in destination }, completionHandler: handler))
         }
         XCTAssertNil(result.error)
-        XCTAssertEqual(try Data(contentsOf: destination), Data((0..<100_000).map { UInt8($0 % 256) }))
+        XCTAssertEqual(try Data(contentsOf: destination), Self.cutResource)
     }
 
     func testAPartialFileNobodyResumedIsRemovedWhenTheManagerIsFreed() throws {
         var manager: URLSessionManager? = URLSessionManager(transport: .underTest)
-        let failure = try failedCutDownload(FaultServer.uniqueID(), manager: manager!)
+        let failure = try failedCutDownload(try cutServer(), manager: manager!)
         let partial = try ResumeData(decoding: try XCTUnwrap(failure.downloadTaskResumeData)).partialFilePath
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial))
         weak let freed = manager
@@ -164,10 +220,15 @@ final class ResumeDataTests: XCTestCase {
 
     func testResumeFallsBackToAFullDownloadWhenTheServerIgnoresRanges() throws {
         let manager = makeManager()
-        let path = "/bytes/5000?seed=7"
-        let expected = try straightDownload(path, manager: manager)
+        // As httpbin's /bytes/5000?seed=7: the same 5,000 random bytes whatever the request.
+        var generator = SeededGenerator(seed: 7)
+        let resource = Data((0..<5000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let server = try server { _ in .status(200, fields: ["Content-Type": "application/octet-stream"], body: resource) }
+        let url = server.baseURL.appendingPathComponent("bytes/5000")
+        let expected = try straightDownload(url, manager: manager)
+        XCTAssertEqual(expected, resource)
         let partial = try stagedPartialFile(Data(repeating: 0xEE, count: 1200))
-        var request = URLRequest(url: try HTTPBin.url(path))
+        var request = URLRequest(url: url)
         request.httpMethod = "GET"
         let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["ETag": "\"v1\""])
         let resume = try XCTUnwrap(ResumeData(request: request, response: response, partialFile: partial, bytesReceived: 1200))
@@ -177,6 +238,7 @@ final class ResumeDataTests: XCTestCase {
         }
         XCTAssertNil(result.error)
         XCTAssertEqual(try Data(contentsOf: destination), expected)
+        XCTAssertEqual(server.requests.last?.value(forHeader: "Range"), "bytes=1200-", "the rest was asked for")
     }
 
     func testResumeRequestAsksForTheRestWithIfRange() throws {
@@ -199,7 +261,9 @@ final class ResumeDataTests: XCTestCase {
     func testNoResumeDataWithoutAValidatorAndNoFileLeft() throws {
         let manager = makeManager()
         let before = DownloadTests.filesInProgress()
-        XCTAssertNil(try resumeDataAfterCancelling("/drip?numbytes=400&duration=4", after: 10, manager: manager))
+        // 400 bytes over four seconds without a validator, as httpbin's /drip?numbytes=400&duration=4.
+        let server = try server { _ in .status(200, fields: ["Content-Type": "application/octet-stream"], body: Data(repeating: 0x2A, count: 400)).dripped(10, every: 0.1) }
+        XCTAssertNil(try resumeDataAfterCancelling(server.baseURL.appendingPathComponent("drip"), after: 10, manager: manager))
         manager.completionGroup.wait()
         XCTAssertEqual(DownloadTests.filesInProgress().subtracting(before), [])
     }
@@ -237,12 +301,12 @@ final class ResumeDataTests: XCTestCase {
     }
 
     func testResumingWithTheNewRequestSendsItsCredentialAgain() throws {
-        let id = FaultServer.uniqueID()
+        let server = try cutServer()
         let manager = makeManager()
-        let failure = try failedCutDownload(id, manager: manager, headers: ["Authorization": "Bearer first"])
+        let failure = try failedCutDownload(server, manager: manager, headers: ["Authorization": "Bearer first"])
         let resumeData = try XCTUnwrap(failure.downloadTaskResumeData)
         XCTAssertFalse(String(decoding: resumeData, as: UTF8.self).contains("Bearer"))
-        var request = URLRequest(url: try FaultServer.url("/cut/100000?id=\(id)"))
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("cut/100000"))
         request.setValue("Bearer again", forHTTPHeaderField: "Authorization")
         let destination = directory.url.appendingPathComponent("cut.bin")
         let result = try complete { handler in
@@ -250,8 +314,8 @@ final class ResumeDataTests: XCTestCase {
                                                     completionHandler: handler))
         }
         XCTAssertNil(result.error)
-        XCTAssertEqual(try FaultServer.log(id).map(\.authorization), ["Bearer first", "Bearer again"])
-        XCTAssertEqual(try FaultServer.log(id).map(\.range), [nil, "bytes=40000-"])
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Authorization") }, ["Bearer first", "Bearer again"])
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Range") }, [nil, "bytes=40000-"])
     }
 
     func testResumeDataForAnotherURLIsRefusedAndItsFileKept() throws {
@@ -282,7 +346,7 @@ final class ResumeDataTests: XCTestCase {
 
     func testPartialFilesAreMode0600InTheirPrivateDirectory() throws {
         let manager = makeManager()
-        let failure = try failedCutDownload(FaultServer.uniqueID(), manager: manager)
+        let failure = try failedCutDownload(try cutServer(), manager: manager)
         let partial = try ResumeData(decoding: try XCTUnwrap(failure.downloadTaskResumeData)).partialFilePath
         var info = stat()
         XCTAssertEqual(lstat(partial, &info), 0)

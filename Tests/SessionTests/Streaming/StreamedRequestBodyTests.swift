@@ -55,13 +55,20 @@ final class StreamedRequestBodyTests: XCTestCase {
         return (request, StreamedRequestBody(once: chunks), terminated)
     }
 
+    /// A server answering `reply` as soon as a request's head arrived, stopped at the test's end.
+    private func earlyReplyServer(_ reply: String, closesAfterReply: Bool = true) throws -> URL {
+        let server = try EarlyReplyServer(reply: reply, closesAfterReply: closesAfterReply)
+        addTeardownBlock { server.stop() }
+        return server.url
+    }
+
     /// Waits up to 5 seconds for `terminated`.
     private static func waitFor(_ terminated: Locked<Bool>) async throws {
         for _ in 0..<500 where !terminated.withLock({ $0 }) { try await Task.sleep(nanoseconds: 10_000_000) }
     }
 
     func testAFinalResponseBeforeTheBodyEndedCompletesTheUpload() async throws {
-        let url = try FaultServer.raw("HTTP/1.1 413 Content Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large")
+        let url = try earlyReplyServer("HTTP/1.1 413 Content Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large")
         let (request, body, terminated) = stalledBody(url)
         let response = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
         XCTAssertEqual(response.statusCode, 413)
@@ -82,14 +89,14 @@ final class StreamedRequestBodyTests: XCTestCase {
     /// An upload whose body has produced nothing is answered `reply` (a 413 with the body "too
     /// large") by the server at once: the task completes with that response.
     private func assertEarly413CompletesTheUpload(_ reply: String, file: StaticString = #filePath, line: UInt = #line) async throws {
-        let (request, body, _) = stalledBody(try FaultServer.raw(reply))
+        let (request, body, _) = stalledBody(try earlyReplyServer(reply))
         let response = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
         XCTAssertEqual(response.statusCode, 413, file: file, line: line)
         XCTAssertEqual(response.value, Data("too large".utf8), file: file, line: line)
     }
 
     func testAStreamedResponseBeforeTheBodyEndedEndsItsBody() async throws {
-        let url = try FaultServer.raw("HTTP/1.1 413 Content Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large")
+        let url = try earlyReplyServer("HTTP/1.1 413 Content Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large")
         let (request, body, terminated) = stalledBody(url)
         let streamed = try await manager().stream(for: request, body: body, validation: HTTPResponseSerializer(acceptableStatusCodes: nil))
         XCTAssertEqual(streamed.statusCode, 413)
@@ -101,7 +108,8 @@ final class StreamedRequestBodyTests: XCTestCase {
 
     func testAFailedUploadEndsItsBodysSequence() async throws {
         // The server answers at once and then waits for the body: the idle timeout fails the task.
-        var (request, body, terminated) = stalledBody(try FaultServer.url("/duplex/0"))
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        var (request, body, terminated) = stalledBody(try earlyReplyServer(head, closesAfterReply: false))
         request.timeoutInterval = 1
         do {
             _ = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer())

@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A listening socket of 127.0.0.1 whose accept queue is full, as the fault server's
+/// `/blackhole-port/0`: a backlog of 0 filled by connections nobody accepts, so that the kernel
+/// drops any further SYN and a connection to `port` is never established. Closed by `close()`.
+public final class FullListener: Sendable {
+    /// The port listened on.
+    public let port: Int
+    private let descriptors: [Int32]
+
+    /// Listens on a free port with a backlog of 0 and fills its queue with four connections.
+    public init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(listener, generic, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, generic, &length) == 0
+            }
+        }
+        guard listening else {
+            let error = POSIXErrorCode(rawValue: errno) ?? .EINVAL
+            Glibc.close(listener)
+            throw POSIXError(error)
+        }
+        var descriptors = [listener]
+        for _ in 0..<4 {
+            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard filler >= 0 else { continue }
+            descriptors.append(filler)
+            _ = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        // The fillers' handshakes complete (or their SYNs are dropped) in the kernel meanwhile.
+        usleep(200_000)
+        port = Int(UInt16(bigEndian: address.sin_port))
+        self.descriptors = descriptors
+    }
+
+    /// Closes the listener and its fillers.
+    public func close() {
+        for descriptor in descriptors { Glibc.close(descriptor) }
+    }
+}
