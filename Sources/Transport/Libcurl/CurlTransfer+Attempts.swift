@@ -28,7 +28,7 @@ extension CurlTransfer {
         guard !machine.isEnded else { return }
         switch adapted {
         case .success(let adapted):
-            request = continuation.map { $0.range.request(adapted) } ?? adapted
+            request = bodyContinuation.request(adapted)
             body = Self.body(of: adapted, previous: body, reader: bodyReader)
             perform(machine.adapted(failure: nil))
         case .failure(let error):
@@ -53,8 +53,7 @@ extension CurlTransfer {
     func decide(attempt: Int, _ outcome: StateMachine.Outcome) {
         guard let interceptor = options.interceptor else { return perform(machine.decided(.conclude)) }
         let range = rangeContinuation
-        continuation = range.flatMap { range in outcome.failure.map { (range, $0) } }
-        continuedBodyBytes = continuation == nil ? 0 : continuedBodyBytes + hop.decodedBodyBytes
+        bodyContinuation.attemptEnded(range: range, failure: outcome.failure, delivered: hop.decodedBodyBytes)
         let context = RetryContext(
             request: request, response: outcome.held?.response, body: outcome.held?.body ?? Data(), error: outcome.failure,
             attempt: attempt, receivedResponseBytes: hop.receivedResponseBytes, canContinue: range != nil,

@@ -90,16 +90,12 @@ extension CurlTransfer {
             machine.redirected(to: next)
         } else if let next = authenticatedRequest(after: response) {
             machine.authenticated(with: next)
-        } else if let pending = continuation {
+        } else if let continues = bodyContinuation.headArrived(response) {
             // The head of the rest is not the task's: its body goes on where it was cut.
-            continuation = nil
-            guard pending.range.isContinued(by: response) else {
-                refusedContinuation = pending.error
-                return false
-            }
+            guard continues else { return false }
             hop.response = response
             if let limit = options.limits.sizeLimit(isDownload: options.isDownload),
-               response.expectedContentLength > limit.bytes - continuedBodyBytes {
+               response.expectedContentLength > bodyContinuation.bytesLeft(of: limit.bytes) {
                 exceeded(limit.limit)
                 return false
             }
@@ -185,7 +181,7 @@ extension CurlTransfer {
     private func admitBody(_ length: Int) -> ResponseLimits.Limit? {
         hop.decodedBodyBytes += Int64(length)
         let limits = options.limits
-        if let limit = limits.sizeLimit(isDownload: options.isDownload), hop.decodedBodyBytes > limit.bytes - continuedBodyBytes {
+        if let limit = limits.sizeLimit(isDownload: options.isDownload), hop.decodedBodyBytes > bodyContinuation.bytesLeft(of: limit.bytes) {
             return limit.limit
         }
         // libcurl counts a read's raw bytes only after decoding it into write callbacks, so the

@@ -77,9 +77,6 @@ package final class CurlTransfer: @unchecked Sendable {
     /// whether it ran out while a hop ran.
     var deadline: DispatchSourceTimer?
     var isPastDeadline = false
-    /// The body bytes the task received before the current hop continued the response with a
-    /// range request: the size limit counts them with the hop's own.
-    var continuedBodyBytes: Int64 = 0
     /// The last byte received or sent; the transport's idle timer compares it with the idle timeout.
     var lastActivity = DispatchTime.now()
     /// The stub's reply being played as the current hop, when the transport is stubbed.
@@ -90,10 +87,8 @@ package final class CurlTransfer: @unchecked Sendable {
     var assertsOnRejectedEvents = CurlTransfer.isDebugBuild
     /// Whether the last hop went on a reused connection.
     var lastHopReusedConnection = false
-    /// Where the next attempt continues the body already delivered, and the error that ends the
-    /// task if the server does not continue it.
-    var continuation: (range: RangeContinuation, error: URLError)?
-    var refusedContinuation: URLError?
+    /// The body delivered, continued by the next attempt when one was cut.
+    var bodyContinuation = BodyContinuation()
     /// The trailer fields of a held response, told with it when it is concluded.
     var heldTrailers: [String: String]?
     lazy var window = CurlReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
@@ -195,9 +190,8 @@ package final class CurlTransfer: @unchecked Sendable {
 
     /// The hop ended, with `failure` when it failed (its handle, if any, already released).
     func endHop(failure: URLError?) {
-        if let refused = refusedContinuation {
+        if let refused = bodyContinuation.takeRefusal() {
             // The server sent something other than the rest: the body delivered cannot go on.
-            refusedContinuation = nil
             return perform(machine.failed(refused))
         }
         if hop.exceededLimit != nil || isPastDeadline, let failure {
@@ -205,7 +199,7 @@ package final class CurlTransfer: @unchecked Sendable {
             // reports the limit): no interceptor retries it, nor continues its body.
             return perform(machine.failed(failure))
         }
-        let canContinue = machine.hasInterceptors && failure != nil && continuation == nil && rangeContinuation != nil
+        let canContinue = machine.hasInterceptors && failure != nil && !bodyContinuation.isPending && rangeContinuation != nil
         perform(machine.hopFinished(
             failure: failure, closedInHead: TransferErrorMapping.connectionClosedInHead(url: request.url), canContinue: canContinue))
     }
