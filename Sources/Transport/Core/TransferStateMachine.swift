@@ -255,9 +255,13 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
 
     /// The running hop ended: with `failure` (`nil` when libcurl reported success), and
     /// `closedInHead` the failure when it ended without a final response. `canContinue`: the
-    /// delivered body can continue with a range request.
-    mutating func hopFinished(failure: Failure?, closedInHead: @autoclosure () -> Failure, canContinue: Bool) -> Action {
+    /// delivered body can continue with a range request. `endsTask`: the failure ends the task
+    /// whatever the interceptors would decide (a response past a limit, the total timeout).
+    mutating func hopFinished(
+        failure: Failure?, closedInHead: @autoclosure () -> Failure, canContinue: Bool, endsTask: Bool = false
+    ) -> Action {
         guard case .running(let attempt, let hop) = phase else { return unexpected("hopFinished") }
+        if endsTask, let failure { return end(.fail(failure)) }
         switch hop {
         case .awaitingNextHop(let next) where failure == nil:
             phase = .running(attempt, .delivering)

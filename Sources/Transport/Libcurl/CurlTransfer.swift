@@ -194,14 +194,12 @@ package final class CurlTransfer: @unchecked Sendable {
             // The server sent something other than the rest: the body delivered cannot go on.
             return perform(machine.failed(refused))
         }
-        if hop.exceededLimit != nil || isPastDeadline, let failure {
-            // A response past a limit, or a hop past the total timeout, ends the task (which
-            // reports the limit): no interceptor retries it, nor continues its body.
-            return perform(machine.failed(failure))
-        }
         let canContinue = machine.hasInterceptors && failure != nil && !bodyContinuation.isPending && rangeContinuation != nil
+        // A response past a limit (which the task reports), or a hop past the total timeout,
+        // ends the task: no interceptor retries it, nor continues its body.
         perform(machine.hopFinished(
-            failure: failure, closedInHead: TransferErrorMapping.connectionClosedInHead(url: request.url), canContinue: canContinue))
+            failure: failure, closedInHead: TransferErrorMapping.connectionClosedInHead(url: request.url), canContinue: canContinue,
+            endsTask: hop.exceededLimit != nil || isPastDeadline))
     }
 
     /// The task was cancelled: stop without asking the interceptors, and end the task with

@@ -33,7 +33,9 @@ public func fuzzTransferState(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             if machine.bodyDestination == .held { _ = chunk.withUnsafeBytes { machine.hold($0) } }
             action = .none
         case 8: action = machine.hopFinished(failure: nil, closedInHead: Failure(name: "closed"), canContinue: false)
-        case 9: action = machine.hopFinished(failure: Failure(name: "cut"), closedInHead: Failure(name: "closed"), canContinue: byte & 0x80 != 0)
+        case 9:
+            action = machine.hopFinished(failure: Failure(name: "cut"), closedInHead: Failure(name: "closed"), canContinue: byte & 0x80 != 0,
+                                         endsTask: byte & 0x40 != 0)
         case 10: action = machine.attemptFailed(Failure(name: "idle"))
         case 11: action = machine.decided(.retry(after: 0))
         case 12: action = machine.decided(.conclude)

@@ -235,6 +235,20 @@ final class TransferStateMachineTests: XCTestCase {
         guard case .none = machine.adapted(failure: nil) else { return XCTFail() }
     }
 
+    func testAHopFailureThatEndsTheTaskIsNotPutToTheInterceptors() {
+        var holding = running()
+        _ = holding.receivedFinalResponse(503, isError: true)
+        guard case .fail(let failure) = holding.hopFinished(failure: cut, closedInHead: closed, canContinue: true, endsTask: true) else {
+            return XCTFail("\(holding.phase)")
+        }
+        XCTAssertEqual(failure as? Failure, cut)
+        var delivering = running()
+        _ = delivering.receivedFinalResponse(200, isError: false)
+        guard case .fail = delivering.hopFinished(failure: cut, closedInHead: closed, canContinue: true, endsTask: true) else {
+            return XCTFail("\(delivering.phase)")
+        }
+    }
+
     // MARK: Events a phase cannot receive
 
     func testAnEventThePhaseCannotReceiveIsRejectedWithTheEventAndThePhase() {
@@ -285,7 +299,7 @@ final class TransferStateMachineTests: XCTestCase {
     /// late interceptor).
     private enum Event: CaseIterable {
         case start, adapted, adaptFailed, redirected, authenticated, finalResponse, errorResponse, body, hopSucceeded, hopFailed,
-             hopFailedContinuable, attemptFailed, retry, conclude, decideFail, retryTimer, failed, cancelled, work
+             hopFailedContinuable, hopFailedEndingTheTask, attemptFailed, retry, conclude, decideFail, retryTimer, failed, cancelled, work
     }
 
     private struct Run {
@@ -312,6 +326,8 @@ final class TransferStateMachineTests: XCTestCase {
             case .hopFailed: action = machine.hopFinished(failure: Failure(name: "cut"), closedInHead: Failure(name: "closed"), canContinue: false)
             case .hopFailedContinuable:
                 action = machine.hopFinished(failure: Failure(name: "cut"), closedInHead: Failure(name: "closed"), canContinue: true)
+            case .hopFailedEndingTheTask:
+                action = machine.hopFinished(failure: Failure(name: "cut"), closedInHead: Failure(name: "closed"), canContinue: true, endsTask: true)
             case .attemptFailed: action = machine.attemptFailed(Failure(name: "idle"))
             case .retry: action = machine.decided(.retry(after: 0))
             case .conclude: action = machine.decided(.conclude)
