@@ -56,7 +56,7 @@ extension TaskDelegate {
     /// the libcurl transport stops a response over its limits before handing on a byte of it
     /// (and reports it, `transfer(exceeded:declaredLength:response:)`).
     private func checkedSizeLimit(_ state: State) -> (bytes: Int64, limit: ResponseLimits.Limit)? {
-        isCarriedByLibcurl ? nil : state.limits.sizeLimit(isDownload: kind == .download)
+        isCarriedByLibcurl ? nil : state.settings.limits.sizeLimit(isDownload: kind == .download)
     }
 
     /// The libcurl transport's window for this task's streamed body, told of every chunk its

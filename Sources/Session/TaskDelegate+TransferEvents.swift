@@ -127,10 +127,10 @@ extension TaskDelegate: TransferEvents {
 
     /// What the task asks of its transfer now (read when the transfer starts).
     var transferOptions: TransferOptions {
-        let (limits, totalTimeout, clientIdentity, interceptor) = transferSettings
+        let settings = settings
         return TransferOptions(
-            limits: limits, isDownload: kind == .download || streamsBody, totalTimeout: totalTimeout, clientIdentity: clientIdentity,
-            interceptor: interceptor, reportsAttempts: !monitors.isEmpty, readsThroughWindow: streamsBody)
+            limits: settings.limits, isDownload: kind == .download || streamsBody, totalTimeout: settings.totalTimeout,
+            clientIdentity: settings.clientIdentity, interceptor: settings.interceptor, reportsAttempts: !monitors.isEmpty, readsThroughWindow: streamsBody)
     }
 
     /// The `realm` parameter of a Basic challenge: a quoted string up to its closing quote

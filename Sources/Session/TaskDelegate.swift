@@ -85,7 +85,6 @@ final class TaskDelegate: @unchecked Sendable {
         var redirectCount = 0
         var attemptRedirectCount = 0
         var endedAtRedirect = false
-        var sendsCredentialsAcrossOrigins: Bool?
         var carriesJarCookies = false
         var requestCarriesJarCookies = false
         var bytesSent: Int64 = 0
@@ -98,10 +97,7 @@ final class TaskDelegate: @unchecked Sendable {
         var awaiter: Awaiter?
         var pendingDeliveries: Set<Direction> = []
         var completed = false
-        var limits: ResponseLimits
-        var totalTimeout: TimeInterval?
-        var clientIdentity: ClientIdentity?
-        var interceptor: (any RequestInterceptor)?
+        var settings: TaskSettings
 
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {
@@ -144,8 +140,7 @@ final class TaskDelegate: @unchecked Sendable {
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
         session: URLSession, manager: URLSessionManager, curlTransport: CurlTransport?, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
-        processingQueue: DispatchQueue, limits: ResponseLimits, totalTimeout: TimeInterval?,
-        interceptor: (any RequestInterceptor)?, monitors: [any EventMonitor], reportsBody: Bool, sessionTasks: DispatchGroup?
+        processingQueue: DispatchQueue, settings: TaskSettings, monitors: [any EventMonitor], reportsBody: Bool, sessionTasks: DispatchGroup?
     ) {
         self.task = task
         self.kind = kind
@@ -163,7 +158,7 @@ final class TaskDelegate: @unchecked Sendable {
         self.monitors = monitors
         self.reportsBody = reportsBody
         self.sessionTasks = sessionTasks
-        state = Locked(State(writer: writer, limits: limits, totalTimeout: totalTimeout, interceptor: interceptor))
+        state = Locked(State(writer: writer, settings: settings))
         state.withLock { $0.download.completed = writer?.resumeOffset ?? 0 }
     }
 
@@ -244,11 +239,6 @@ final class TaskDelegate: @unchecked Sendable {
     /// redirect's response is not handed on as the task's response.
     var endedAtRedirect: Bool { state.withLock { $0.endedAtRedirect } }
 
-    /// Whether this task keeps credentials across origins on redirects; `nil` for the manager's choice.
-    var sendsCredentialsAcrossOrigins: Bool? {
-        get { state.withLock { $0.sendsCredentialsAcrossOrigins } }
-        set { state.withLock { $0.sendsCredentialsAcrossOrigins = newValue } }
-    }
 
     /// Whether the `Cookie` header of the task's current hop is the jar's (made for that hop's
     /// URL, made again for the next), rather than the caller's or a redirect override's (which
@@ -267,40 +257,19 @@ final class TaskDelegate: @unchecked Sendable {
         set { state.withLock { ($0.requestCarriesJarCookies, $0.carriesJarCookies) = (newValue, newValue) } }
     }
 
-    /// The task's response limits; `setResponseLimits(_:for:)` replaces them before it runs.
-    var limits: ResponseLimits {
-        get { state.withLock { $0.limits } }
-        set { state.withLock { $0.limits = newValue } }
+    /// The task's settings (`TaskSettings`), read under one lock.
+    var settings: TaskSettings {
+        state.withLock { $0.settings }
     }
 
-    /// How long the whole task may take on the libcurl transport; `setTotalTimeout(_:for:)`
-    /// replaces it before it runs.
-    var totalTimeout: TimeInterval? {
-        get { state.withLock { $0.totalTimeout } }
-        set { state.withLock { $0.totalTimeout = newValue } }
-    }
-
-    /// The settings above that the task's transfer takes when it starts, read under one lock.
-    var transferSettings: (ResponseLimits, TimeInterval?, ClientIdentity?, (any RequestInterceptor)?) {
-        state.withLock { ($0.limits, $0.totalTimeout, $0.clientIdentity, $0.interceptor) }
+    /// Changes the task's settings under one lock (a per-task setter, before the task runs).
+    func updateSettings(_ change: (inout TaskSettings) -> Void) {
+        state.withLock { change(&$0.settings) }
     }
 
     /// The libcurl transport ended one request and response of the task.
     func didFinish(_ transaction: TransactionMetrics) {
         state.withLock { $0.transactions.append(transaction) }
-    }
-
-    /// The task's own client identity (over the manager's); `setClientIdentity(_:for:)` sets it
-    /// before it runs.
-    var clientIdentity: ClientIdentity? {
-        get { state.withLock { $0.clientIdentity } }
-        set { state.withLock { $0.clientIdentity = newValue } }
-    }
-
-    /// The task's interceptors; `setInterceptor(_:for:)` adds one before it runs.
-    var interceptor: (any RequestInterceptor)? {
-        get { state.withLock { $0.interceptor } }
-        set { state.withLock { $0.interceptor = newValue } }
     }
 
     /// The libcurl transport stopped the response for exceeding `limit`.

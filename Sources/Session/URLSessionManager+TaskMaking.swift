@@ -80,8 +80,10 @@ extension URLSessionManager {
                 bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
                 session: session, manager: self, curlTransport: curlTransport, completionQueue: configuration.completionQueue,
                 completionGroup: configuration.completionGroup, processingQueue: processingQueue,
-                limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
-                interceptor: curlTransport == nil ? nil : state.interceptor, monitors: configuration.eventMonitors,
+                settings: TaskSettings(
+                    limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
+                    interceptor: curlTransport == nil ? nil : state.interceptor),
+                monitors: configuration.eventMonitors,
                 reportsBody: curlTransport != nil && overridesState.withLock {
                     kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil
                 }, sessionTasks: curlTransport == nil ? nil : state.managedTasks)

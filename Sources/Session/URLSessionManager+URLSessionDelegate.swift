@@ -102,7 +102,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         if let previous = response.url {
             let (redaction, trusted) = (self.redaction, sendsCredentialsAcrossOrigins)
             switch RedirectRule.follow(request, from: previous, redaction: redaction,
-                                       trusted: delegate?.sendsCredentialsAcrossOrigins ?? trusted) {
+                                       trusted: delegate?.settings.sendsCredentialsAcrossOrigins ?? trusted) {
             case .success(let next): request = next
             case .failure(let refusal):
                 delegate?.didRefuseRedirect(response, refusal)

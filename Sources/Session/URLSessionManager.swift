@@ -214,7 +214,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// Replaces the response limits of `task`, a task of this manager not yet resumed.
     public func setResponseLimits(_ limits: ResponseLimits, for task: URLSessionTask) {
-        table.delegate(for: task)?.limits = limits
+        table.delegate(for: task)?.updateSettings { $0.limits = limits }
     }
 
     /// The Unix domain socket that tasks created from now on connect to, whatever host their
@@ -289,7 +289,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// libcurl; it runs after the manager's own interceptor.
     public func setInterceptor(_ interceptor: any RequestInterceptor, for task: URLSessionTask) {
         guard let delegate = table.delegate(for: task) else { return }
-        delegate.interceptor = delegate.interceptor.map { InterceptorChain([$0, interceptor]) } ?? interceptor
+        delegate.updateSettings { $0.interceptor = $0.interceptor.map { InterceptorChain([$0, interceptor]) } ?? interceptor }
     }
 
     /// Hear every task's events from now on (`EventMonitor`), such as a `RequestLogger`.
@@ -304,7 +304,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// enforcement, or on the `.libcurl` transport). Connections opened with one identity are
     /// never reused for another.
     public func setClientIdentity(_ identity: ClientIdentity, for task: URLSessionTask) {
-        table.delegate(for: task)?.clientIdentity = identity
+        table.delegate(for: task)?.updateSettings { $0.clientIdentity = identity }
     }
 
     /// Replaces the total timeout of `task`, a task of this manager not yet resumed: how long
@@ -317,7 +317,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         if let seconds, seconds.isNaN || seconds < 0 {
             throw SessionError.invalidRequest(reason: "the total timeout is \(seconds): a timeout is a number of seconds, at least 0")
         }
-        table.delegate(for: task)?.totalTimeout = seconds
+        table.delegate(for: task)?.updateSettings { $0.totalTimeout = seconds }
     }
 
     /// Answers HTTP Basic challenges of tasks created without a credential of their own.
@@ -348,7 +348,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// Replaces `sendsCredentialsAcrossOrigins` for `task`, a task of this manager not yet resumed.
     public func setSendsCredentialsAcrossOrigins(_ sends: Bool, for task: URLSessionTask) {
-        table.delegate(for: task)?.sendsCredentialsAcrossOrigins = sends
+        table.delegate(for: task)?.updateSettings { $0.sendsCredentialsAcrossOrigins = sends }
     }
 
     /// Closures replacing or observing delegate events.

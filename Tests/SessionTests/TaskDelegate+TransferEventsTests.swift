@@ -91,7 +91,7 @@ final class TaskDelegateTransferEventsTests: XCTestCase {
         let task = try manager.dataTask(with: URLRequest(url: url)) { _, _, _ in }
         let delegate = try XCTUnwrap(manager.table.delegate(for: task))
         let before = try XCTUnwrap(delegate.makeTransfer())
-        delegate.totalTimeout = 7
+        delegate.updateSettings { $0.totalTimeout = 7 }
         XCTAssertNotEqual(before.options.totalTimeout, 7)
         XCTAssertEqual(delegate.makeTransfer()?.options.totalTimeout, 7)
         XCTAssertFalse(before.options.isDownload)
