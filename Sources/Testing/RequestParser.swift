@@ -13,6 +13,10 @@ struct RequestParser {
         case invalidContentLength(String)
         case malformedChunk
         case unsupportedTransferCoding(String)
+        /// Both `Transfer-Encoding` and `Content-Length`, or `Content-Length` fields that
+        /// disagree: the body's end is ambiguous (RFC 9112, 6.3), as a request smuggled past
+        /// another server would be. Refused, as gunicorn and nginx do.
+        case ambiguousFraming(String)
         case headTooLarge
     }
 
@@ -101,6 +105,9 @@ struct RequestParser {
             }
             chunked = true
         }
+        let lengths = fields.filter { equalIgnoringASCIICase($0.name, "content-length") }.map(\.value)
+        if chunked, !lengths.isEmpty { throw .ambiguousFraming("Transfer-Encoding with Content-Length") }
+        if Set(lengths).count > 1 { throw .ambiguousFraming("Content-Length: " + lengths.joined(separator: ", ")) }
         var end = bodyStart
         if !chunked, let length = value("content-length") {
             // Digits only, and a count the buffer's indices can reach: the server's arithmetic

@@ -44,6 +44,14 @@ final class UploadBodyStreamTests: XCTestCase {
         }
         XCTAssertNil(result.error)
         XCTAssertEqual(try receivedBody(server), body)
+        // Framed one way only (the server refuses a body framed both ways, 400): by its length on
+        // libcurl; chunked on URLSession's own protocol, which sends a stream no other way.
+        let framing = (server.requests.first?.value(forHeader: "Content-Length"), server.requests.first?.value(forHeader: "Transfer-Encoding"))
+        if HTTPTransport.underTest == .urlSession {
+            XCTAssertTrue(framing == (nil, "chunked"), "\(framing)")
+        } else {
+            XCTAssertTrue(framing == ("200000", nil), "\(framing)")
+        }
         XCTAssertEqual(progress.last?.completedUnitCount, 200_000)
     }
 

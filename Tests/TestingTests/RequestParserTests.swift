@@ -140,4 +140,17 @@ final class RequestParserTests: XCTestCase {
         XCTAssertFalse(RequestParser.expectsContinue(Data("PUT / HTTP/1.1\r\nExpect: 100-continue\u{301}\r\n\r\n".utf8)))
         XCTAssertFalse(RequestParser.expectsContinue(Data("PUT / HTTP/1.1\r\nX-Expect: 100-continue\r\n\r\n".utf8)))
     }
+
+    /// A client sending both `Content-Length` and `chunked`, or two lengths that disagree,
+    /// frames its body ambiguously: refused (the server answers 400), as gunicorn and nginx do.
+    func testABodyFramedBothWaysOrWithDisagreeingLengthsIsRefused() throws {
+        XCTAssertThrowsError(try parse("POST / HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")) {
+            XCTAssertEqual($0 as? RequestParser.Failure, .ambiguousFraming("Transfer-Encoding with Content-Length"))
+        }
+        XCTAssertThrowsError(try parse("POST / HTTP/1.1\r\nContent-Length: 2\r\ncontent-length: 3\r\n\r\nok")) {
+            XCTAssertEqual($0 as? RequestParser.Failure, .ambiguousFraming("Content-Length: 2, 3"))
+        }
+        XCTAssertEqual(try parse("POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok")?.body, Data("ok".utf8),
+                       "a repeated length that agrees is one length")
+    }
 }
