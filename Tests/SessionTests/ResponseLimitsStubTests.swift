@@ -73,6 +73,7 @@ final class ResponseLimitsStubTests: XCTestCase {
     }
 
     func testADownloadStopsAtItsOwnLimitAndLeavesNoFile() throws {
+        let partialFilesBefore = DownloadTests.filesInProgress()
         let (manager, _) = manager([undeclared], limits: ResponseLimits(maximumBodySize: nil, maximumDownloadSize: 1000))
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("limit-stub-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: destination) }
@@ -82,6 +83,7 @@ final class ResponseLimitsStubTests: XCTestCase {
         XCTAssertEqual(limitError(completion.error)?.limit, .downloadSize(1000))
         XCTAssertNil(completion.object, "no destination file is handed out")
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        XCTAssertEqual(DownloadTests.filesInProgress().subtracting(partialFilesBefore), [], "no partial file left")
     }
 
     func testADownloadIsNotBoundByTheBodySizeLimit() throws {

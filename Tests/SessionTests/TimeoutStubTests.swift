@@ -108,7 +108,8 @@ final class TimeoutStubTests: XCTestCase {
         let manager = makeManager(stubs: stubs, interceptor: RetryPolicy(maximumRetries: 10, budget: nil, jitter: { _ in 0 }))
         let completion = try run(request(idle: 0.15), on: manager) { try manager.setTotalTimeout(0.4, for: $0) }
         XCTAssertEqual(timeoutKind(completion), "total")
-        XCTAssertLessThan(route.callCount, 10)
+        // Idle after 0.15 s each, retried at once: two or three attempts fit in the 0.4 s.
+        XCTAssertTrue((2...3).contains(route.callCount), "\(route.callCount) attempts")
     }
 
     func testARetryWaitPastTheTotalTimeoutFailsAsTotalWithoutTheRetry() throws {

@@ -141,6 +141,7 @@ final class ResumeDataTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: destination), expected)
         XCTAssertGreaterThanOrEqual(resumedFrom.withLock { $0 }, 20_000, "the server was not asked for the remaining range")
         XCTAssertEqual(server.requests.last?.value(forHeader: "Range"), "bytes=\(resumedFrom.withLock { $0 })-")
+        XCTAssertEqual(server.requests.last?.value(forHeader: "If-Range"), "\"range102400\"")
         XCTAssertEqual(progress.last?.completedUnitCount, 102_400)
         XCTAssertEqual(progress.last?.totalUnitCount, 102_400)
     }
@@ -178,6 +179,7 @@ final class ResumeDataTests: XCTestCase {
         XCTAssertNil(result.error)
         XCTAssertEqual(try Data(contentsOf: destination), Self.cutResource)
         XCTAssertEqual(server.requests.map { $0.value(forHeader: "Range") }, [nil, "bytes=40000-"], "only the remaining range was asked for")
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "If-Range") }, [nil, "\"cut-v1\""], "the rest of the same resource")
     }
 
     func testAPartialFileNobodyResumedIsRemovedWhenTheSessionIsInvalidated() throws {
