@@ -234,6 +234,8 @@ final class HTTPSessionManagerTests: XCTestCase {
         manager.get("hidden-basic-auth/user/pass", success: call.success, failure: call.failure)
         wait(for: [call.expectation], timeout: 10)
         XCTAssertEqual(call.json?["authenticated"] as? Bool, true)
+        XCTAssertEqual(server.requests.map(\.target), ["/hidden-basic-auth/user/pass"])
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Authorization") }, ["Basic dXNlcjpwYXNz"])
     }
 
     func testBasicAuthThroughTheManagersCredential() throws {
@@ -244,6 +246,9 @@ final class HTTPSessionManagerTests: XCTestCase {
         manager.get("basic-auth/user/pass", success: call.success, failure: call.failure)
         wait(for: [call.expectation], timeout: 10)
         XCTAssertEqual(call.json?["authenticated"] as? Bool, true)
+        // The challenge answered: the first request without credentials, the second with them.
+        XCTAssertEqual(server.requests.map(\.target), ["/basic-auth/user/pass", "/basic-auth/user/pass"])
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Authorization") }, [nil, "Basic dXNlcjpwYXNz"])
     }
 
     func testBasicAuthThroughTheChallengeOverride() throws {
@@ -258,6 +263,9 @@ final class HTTPSessionManagerTests: XCTestCase {
         manager.get("basic-auth/user/pass", success: call.success, failure: call.failure)
         wait(for: [call.expectation], timeout: 10)
         XCTAssertEqual(call.json?["authenticated"] as? Bool, true)
+        // The challenge answered: the first request without credentials, the second with them.
+        XCTAssertEqual(server.requests.map(\.target), ["/basic-auth/user/pass", "/basic-auth/user/pass"])
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Authorization") }, [nil, "Basic dXNlcjpwYXNz"])
     }
 }
 
