@@ -14,7 +14,7 @@ final class URLSessionManagerAsyncTests: XCTestCase {
         let server = try makeServer { _ in .bytes(3000) }
         let manager = makeManager()
         let response = try await manager.data(for: URLRequest(url: server.url("/bytes")))
-        XCTAssertEqual(response.value.count, 3000)
+        XCTAssertEqual(response.value, ServerReply.bytes(3000).body)
     }
 
     func testDownloadReturnsTheDestination() async throws {
@@ -25,7 +25,7 @@ final class URLSessionManagerAsyncTests: XCTestCase {
         let destination = directory.url.appendingPathComponent("d.bin")
         let response = try await manager.download(for: URLRequest(url: server.url("/bytes")), to: destination)
         XCTAssertEqual(response.value, destination)
-        XCTAssertEqual(try Data(contentsOf: destination).count, 4000)
+        XCTAssertEqual(try Data(contentsOf: destination), ServerReply.bytes(4000).body)
     }
 
     func testStartDownloadStreamsProgressAndFinishes() async throws {

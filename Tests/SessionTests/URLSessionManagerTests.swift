@@ -19,7 +19,7 @@ final class URLSessionManagerTests: XCTestCase {
         let result = try complete { handler in
             manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/bytes")), downloadProgress: progress.handler, completionHandler: handler))
         }
-        XCTAssertEqual((result.object as? Data)?.count, 60_000)
+        XCTAssertEqual(result.object as? Data, ServerReply.bytes(60_000).body)
         XCTAssertEqual(progress.last?.completedUnitCount, 60_000)
     }
 
@@ -103,7 +103,7 @@ final class URLSessionManagerTests: XCTestCase {
         }
         XCTAssertNil(result.error)
         XCTAssertEqual(result.object as? URL, destination)
-        XCTAssertEqual(try Data(contentsOf: destination).count, 80_000)
+        XCTAssertEqual(try Data(contentsOf: destination), ServerReply.bytes(80_000).body)
         XCTAssertEqual(progress.last?.completedUnitCount, 80_000)
         XCTAssertEqual(moved.posted(for: task!).first?.userInfo?[SessionNotificationKey.assetPath] as? URL, destination)
     }
