@@ -117,6 +117,7 @@ final class AFNCommandTests: XCTestCase {
         let run = try afn("get", address(server, "/get"), "--query", "q=a b", "--query", "n=1")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.json?["args"] as? [String: String], ["q": "a b", "n": "1"])
+        XCTAssertEqual(server.requests.map(\.target), ["/get?n=1&q=a%20b"], "the pairs sorted by name, as AFNetworking serializes them")
         XCTAssertTrue(String(decoding: run.stdout, as: UTF8.self).contains("\n  \"args\" : {"), "JSON is pretty-printed")
         XCTAssertTrue(run.stderr.contains("HTTP 200"), run.stderr)
     }
@@ -137,6 +138,8 @@ final class AFNCommandTests: XCTestCase {
         let echoed = try XCTUnwrap(run.json?["json"] as? [String: Any])
         XCTAssertEqual(echoed["k"] as? [Int], [1, 2])
         XCTAssertEqual(echoed["s"] as? String, "x")
+        XCTAssertEqual(server.requests.first?.body, Data(#"{"k":[1,2],"s":"x"}"#.utf8), "the document as given, byte for byte")
+        XCTAssertEqual(server.requests.first?.value(forHeader: "Content-Type"), "application/json")
     }
 
     func testPutFormSendsAFormBody() throws {
