@@ -22,15 +22,6 @@ final class ResponseLimitsStubTests: XCTestCase {
         return (manager, route)
     }
 
-    private func limitError(_ error: (any Error)?, file: StaticString = #filePath, line: UInt = #line)
-        -> (limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?)? {
-        guard case .responseLimitExceeded(let limit, let declaredLength, let response)? = error as? SessionError else {
-            XCTFail("expected responseLimitExceeded, got \(String(describing: error))", file: file, line: line)
-            return nil
-        }
-        return (limit, declaredLength, response)
-    }
-
     /// A reply of `bytes` without a declared length (chunked), 100 bytes at a time.
     private var undeclared: StubReply {
         StubReply.status(200, fields: ["Transfer-Encoding": "chunked"], body: bytes).chunked(100)

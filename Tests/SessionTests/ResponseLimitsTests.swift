@@ -10,15 +10,6 @@ import XCTest
 /// Responses larger than a task's `ResponseLimits` stop the transfer and fail the task with a
 /// typed error, on either transport (the decompression limit on libcurl only).
 final class ResponseLimitsTests: XCTestCase {
-    private func limitError(_ error: (any Error)?, file: StaticString = #filePath, line: UInt = #line)
-        -> (limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?)? {
-        guard case .responseLimitExceeded(let limit, let declaredLength, let response)? = error as? SessionError else {
-            XCTFail("expected responseLimitExceeded, got \(String(describing: error))", file: file, line: line)
-            return nil
-        }
-        return (limit, declaredLength, response)
-    }
-
     private func fetch(_ url: URL, limits: ResponseLimits, download: Bool = false) throws -> Completion {
         let manager = makeManager()
         manager.responseSerializer = HTTPResponseSerializer()

@@ -23,22 +23,7 @@ public final class EarlyReplyServer: @unchecked Sendable {
     /// Listens on a free port of 127.0.0.1; each request is answered `reply` once its head
     /// arrived, and its connection closed after it when `closesAfterReply` (default `true`).
     public init(reply: String, closesAfterReply: Bool = true) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, generic, &length) == 0
-            }
-        }
-        guard listening else {
-            let error = POSIXErrorCode(rawValue: errno) ?? .EINVAL
-            close(descriptor)
-            throw POSIXError(error)
-        }
+        let (descriptor, address) = try LoopbackSocket.bound(listeningWith: 16)
         listener = descriptor
         url = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))")!
         self.reply = Data(reply.utf8)

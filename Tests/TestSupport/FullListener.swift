@@ -13,22 +13,7 @@ public final class FullListener: Sendable {
 
     /// Listens on a free port with a backlog of 0 and fills its queue with four connections.
     public init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(listener, generic, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, generic, &length) == 0
-            }
-        }
-        guard listening else {
-            let error = POSIXErrorCode(rawValue: errno) ?? .EINVAL
-            Glibc.close(listener)
-            throw POSIXError(error)
-        }
+        var (listener, address) = try LoopbackSocket.bound(listeningWith: 0)
         var descriptors = [listener]
         for _ in 0..<4 {
             let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
