@@ -67,8 +67,6 @@ POST /duplex/0       full duplex echo: the head at once (200, chunked), then eac
 POST /duplex/<n>     (n > 0) the same, but the response ends (its last chunk and the trailer
                      "X-Received-Bytes: <count>") once n pieces were echoed, while the request
                      body may still be open; the rest of the body is read and dropped.
-GET /blackhole-port/0  the port of a listening socket whose accept queue is full: a connection
-                     to it is never established (its SYNs are dropped).
 Listens on 127.0.0.1 at the port given (0 for a free one) and prints "listening on <port>".
 """
 import base64
@@ -283,8 +281,6 @@ class Handler(BaseHTTPRequestHandler):
                 self._jsonl(total)
             elif kind == "trailers":
                 self._trailers(total)
-            elif kind == "blackhole-port":
-                self._text(str(BLACKHOLE.getsockname()[1]).encode())
             else:
                 self.send_error(404)
         except (BrokenPipeError, ConnectionResetError):
@@ -485,24 +481,7 @@ TOKENS = {}
 RESETS = {"reset-body", "reset-early", "reset-headers"}
 
 
-def full_listener():
-    """A listening socket (backlog 0) whose accept queue is filled by connections nobody
-    accepts, so that the kernel drops any further SYN."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(0)
-    fillers = []
-    for _ in range(4):
-        filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        filler.setblocking(False)
-        filler.connect_ex(listener.getsockname())
-        fillers.append(filler)
-    time.sleep(0.2)
-    return listener, fillers
-
-
 if __name__ == "__main__":
-    BLACKHOLE, FILLERS = full_listener()
     # A listen backlog for many clients at once (the default, 5, drops their SYNs).
     ThreadingHTTPServer.request_queue_size = 256
     server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1]) if len(sys.argv) > 1 else 0), Handler)

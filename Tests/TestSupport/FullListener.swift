@@ -3,9 +3,9 @@ import Foundation
 import Glibc
 #endif
 
-/// A listening socket of 127.0.0.1 whose accept queue is full, as the fault server's
-/// `/blackhole-port/0`: a backlog of 0 filled by connections nobody accepts, so that the kernel
-/// drops any further SYN and a connection to `port` is never established. Closed by `close()`.
+/// A listening socket of 127.0.0.1 whose accept queue is full: a backlog of 0 filled by
+/// connections nobody accepts, so that the kernel drops any further SYN and a connection to
+/// `port` is never established (what a connect timeout needs). Closed by `close()`.
 public final class FullListener: Sendable {
     /// The port listened on.
     public let port: Int

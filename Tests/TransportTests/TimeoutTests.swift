@@ -50,8 +50,9 @@ final class TimeoutTests: XCTestCase {
     }
 
     func testTheConnectTimeoutFiresWhenNoConnectionIsEstablished() throws {
-        let port = try String(contentsOf: try FaultServer.url("/blackhole-port/0"), encoding: .utf8)
-        let outcome = try run(URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!), connectTimeout: 0.3)
+        let blackhole = try FullListener()
+        defer { blackhole.close() }
+        let outcome = try run(URLRequest(url: URL(string: "http://127.0.0.1:\(blackhole.port)/")!), connectTimeout: 0.3)
         assertTimedOut(outcome, kind: .connect, after: 0.3)
     }
 
