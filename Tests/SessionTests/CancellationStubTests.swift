@@ -65,6 +65,16 @@ final class CancellationStubTests: XCTestCase {
         XCTAssertEqual((completion.error as? URLError)?.code, .cancelled, "\(String(describing: completion.error))", file: file, line: line)
     }
 
+    /// Waits for the cancelled Swift task `call` and checks it threw `URLError.cancelled`.
+    private func assertCancelled<Value>(_ call: Task<Value, any Error>, file: StaticString = #filePath, line: UInt = #line) async {
+        do {
+            _ = try await call.value
+            XCTFail("a cancelled request succeeded", file: file, line: line)
+        } catch {
+            XCTAssertEqual((error as? URLError)?.code, .cancelled, "\(error)", file: file, line: line)
+        }
+    }
+
     /// Waits until `condition` holds (up to 5 s).
     private func waitUntil(_ what: String, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) {
         let deadline = Date() + 5
@@ -198,12 +208,7 @@ final class CancellationStubTests: XCTestCase {
         let call = Task { try await manager.data(for: request) }
         await fulfillment(of: [retrying], timeout: 5)
         call.cancel()
-        do {
-            _ = try await call.value
-            XCTFail("a cancelled request succeeded")
-        } catch {
-            XCTAssertEqual((error as? URLError)?.code, .cancelled, "\(error)")
-        }
+        await assertCancelled(call)
         XCTAssertEqual(route.callCount, 1)
     }
 
@@ -222,12 +227,7 @@ final class CancellationStubTests: XCTestCase {
         let call = Task { try await manager.stream(for: request, body: StreamedRequestBody(once: chunks)) }
         try await Task.sleep(nanoseconds: 200_000_000)
         call.cancel()
-        do {
-            _ = try await call.value
-            XCTFail("a cancelled request succeeded")
-        } catch {
-            XCTAssertEqual((error as? URLError)?.code, .cancelled, "\(error)")
-        }
+        await assertCancelled(call)
         // The stub records a request once its body ended, which this one never does: what shows
         // the cancellation reached the body is its producer ending.
         await fulfillment(of: [ended], timeout: 5)
