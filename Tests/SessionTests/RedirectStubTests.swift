@@ -30,25 +30,25 @@ final class RedirectStubTests: XCTestCase {
 
     // MARK: Method and body by status
 
+    /// A POST with a body redirected with `status` is followed as a GET without its body or
+    /// its `Content-Type`.
+    private func assertAPostIsFollowedAsAGetWithoutItsBody(status: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let next = try follow("POST", status: status).next
+        XCTAssertEqual(next?.method, "GET", file: file, line: line)
+        XCTAssertEqual(next?.body, Data(), file: file, line: line)
+        XCTAssertNil(next?.value(forHeader: "Content-Type"), file: file, line: line)
+    }
+
     func testA301TurnsAPostIntoAGetWithoutItsBody() throws {
-        let next = try follow("POST", status: 301).next
-        XCTAssertEqual(next?.method, "GET")
-        XCTAssertEqual(next?.body, Data())
-        XCTAssertNil(next?.value(forHeader: "Content-Type"))
+        try assertAPostIsFollowedAsAGetWithoutItsBody(status: 301)
     }
 
     func testA302TurnsAPostIntoAGetWithoutItsBody() throws {
-        let next = try follow("POST", status: 302).next
-        XCTAssertEqual(next?.method, "GET")
-        XCTAssertEqual(next?.body, Data())
-        XCTAssertNil(next?.value(forHeader: "Content-Type"))
+        try assertAPostIsFollowedAsAGetWithoutItsBody(status: 302)
     }
 
     func testA303TurnsAPostIntoAGetWithoutItsBody() throws {
-        let next = try follow("POST", status: 303).next
-        XCTAssertEqual(next?.method, "GET")
-        XCTAssertEqual(next?.body, Data())
-        XCTAssertNil(next?.value(forHeader: "Content-Type"))
+        try assertAPostIsFollowedAsAGetWithoutItsBody(status: 303)
     }
 
     func testA303TurnsAPutIntoAGetToo() throws {

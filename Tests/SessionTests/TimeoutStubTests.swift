@@ -31,6 +31,18 @@ final class TimeoutStubTests: XCTestCase {
         return error.userInfo[TimeoutKind.errorUserInfoKey] as? String
     }
 
+    /// A manager with a session configuration `configure` sets, whose stub answers `url` only
+    /// after 30 s.
+    private func managerOfALateReply(_ configure: (URLSessionConfiguration) -> Void) -> URLSessionManager {
+        let stubs = StubTransport()
+        stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 30))
+        let configuration = URLSessionConfiguration.ephemeral
+        configure(configuration)
+        let manager = URLSessionManager(configuration: configuration, transport: stubs.transport)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+
     func testAPauseInTheBodyLongerThanTheIdleTimeoutFailsAsIdle() throws {
         let stubs = StubTransport()
         stubs.on("GET", url.absoluteString).reply(StubReply.status(200, body: Data("abcd".utf8)).chunked(2, every: 30))
@@ -49,23 +61,13 @@ final class TimeoutStubTests: XCTestCase {
     }
 
     func testTheConfigurationsResourceTimeoutIsTheTotalTimeout() throws {
-        let stubs = StubTransport()
-        stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 30))
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForResource = 0.3
-        let manager = URLSessionManager(configuration: configuration, transport: stubs.transport)
-        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        let manager = managerOfALateReply { $0.timeoutIntervalForResource = 0.3 }
         let completion = try run(request(idle: 10), on: manager)
         XCTAssertEqual(timeoutKind(completion), "total")
     }
 
     func testTheConfigurationsRequestTimeoutIsTheIdleTimeoutOfARequestWithoutItsOwn() throws {
-        let stubs = StubTransport()
-        stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 30))
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 0.2
-        let manager = URLSessionManager(configuration: configuration, transport: stubs.transport)
-        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        let manager = managerOfALateReply { $0.timeoutIntervalForRequest = 0.2 }
         let completion = try run(URLRequest(url: url), on: manager)
         XCTAssertEqual(timeoutKind(completion), "idle")
     }
