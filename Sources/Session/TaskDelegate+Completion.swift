@@ -38,7 +38,7 @@ extension TaskDelegate {
         var outcome = snapshot.failure.map { $0.error(response: response) } ?? urlSessionError
         let metrics = TaskMetrics(
             taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
-            countOfRequestBodyBytesSent: isCarriedByLibcurl ? snapshot.bytesSent : max(snapshot.bytesSent, task.countOfBytesSent),
+            countOfRequestBodyBytesSent: snapshot.bytesSent,
             countOfResponseBodyBytesReceived: snapshot.bytesReceived, redirectCount: snapshot.redirectCount,
             transactionMetrics: snapshot.transactions)
         if let writer = snapshot.writer {

@@ -11,11 +11,6 @@ extension TaskDelegate {
     func didReceive(response: URLResponse) {
         guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), !endedAtRedirect else { return }
         let failed: Bool = state.withLock { state in
-            if let limit = checkedSizeLimit(state), response.expectedContentLength > limit.bytes {
-                state.record(.failed(SessionError.responseLimitExceeded(
-                    limit: limit.limit, declaredLength: response.expectedContentLength, response: response)))
-                return true
-            }
             state.response = response
             state.responseStart = Date()
             state.data = Data()
@@ -30,7 +25,7 @@ extension TaskDelegate {
             return false
         }
         if failed {
-            // A limit (or the file) failed the task: nothing of this response goes on.
+            // The file failed the task: nothing of this response goes on.
             task.cancel()
             return
         }
@@ -50,13 +45,6 @@ extension TaskDelegate {
             let (total, overflow) = expected.addingReportingOverflow(offset)
             state.download.set(completed: offset, total: expected >= 0 && !overflow ? total : -1)
         }
-    }
-
-    /// The size limit this delegate enforces itself: on URLSession's own protocol only, since
-    /// the libcurl transport stops a response over its limits before handing on a byte of it
-    /// (and reports it, `transfer(exceeded:declaredLength:response:)`).
-    private func checkedSizeLimit(_ state: State) -> (bytes: Int64, limit: ResponseLimits.Limit)? {
-        isCarriedByLibcurl ? nil : state.settings.limits.sizeLimit(isDownload: kind == .download)
     }
 
     /// The libcurl transport's window for this task's streamed body, told of every chunk its
@@ -82,11 +70,6 @@ extension TaskDelegate {
     func didReceive(bytes: UnsafeRawBufferPointer) -> Int64 {
         let (failed, total): (Bool, Int64) = state.withLock { state in
             state.bytesReceived += Int64(bytes.count)
-            if let limit = checkedSizeLimit(state), state.bytesReceived > limit.bytes {
-                let declared = state.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
-                state.record(.failed(SessionError.responseLimitExceeded(limit: limit.limit, declaredLength: declared, response: state.response)))
-                return (true, state.bytesReceived)
-            }
             if handlers.bodyChannel != nil { return (false, state.bytesReceived) }
             guard let writer = state.writer else {
                 state.data.append(contentsOf: bytes)

@@ -64,8 +64,8 @@ extension TaskDelegate: TransferEvents {
         didSendBodyData(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
-    func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
-        let next = manager?.redirection(of: task, delegate: self, in: session, response: response, to: request)
+    func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest, resendsBody: Bool) -> URLRequest? {
+        let next = manager?.redirection(of: task, delegate: self, in: session, response: response, to: request, resendsBody: resendsBody)
         if let next { (task as? ManagedDataTask)?.willSend(next) }
         return next
     }

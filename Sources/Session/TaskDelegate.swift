@@ -164,9 +164,6 @@ final class TaskDelegate: @unchecked Sendable {
 
     var manager: URLSessionManager? { managerReference.manager }
 
-    /// Whether the task is carried by the manager's `CurlTransport`.
-    var isCarriedByLibcurl: Bool { curlTransport != nil }
-
     /// The transfer that carries the task on its libcurl transport, with what the task asks
     /// of it now; `nil` for a task of URLSession's own protocol.
     func makeTransfer() -> CurlTransfer? {
@@ -267,6 +264,11 @@ final class TaskDelegate: @unchecked Sendable {
         state.withLock { change(&$0.settings) }
     }
 
+    /// The carrier sent at least `count` bytes of the request body in all.
+    func didSend(atLeast count: Int64) {
+        state.withLock { $0.bytesSent = max($0.bytesSent, count) }
+    }
+
     /// The libcurl transport ended one request and response of the task.
     func didFinish(_ transaction: TransactionMetrics) {
         state.withLock { $0.transactions.append(transaction) }
@@ -292,13 +294,8 @@ final class TaskDelegate: @unchecked Sendable {
         state.withLock { $0.resumeDataHandler = handler }
     }
 
-    /// Whether a 307 or 308 redirect would send the task's request without its body: on
-    /// URLSession's own protocol whenever it has one (it re-sends such a request empty); on
-    /// libcurl only for a body stream that cannot start over.
-    var redirectWouldDropBody: Bool {
-        let hasBody = kind == .upload || task.originalRequest?.httpBody != nil || task.originalRequest?.httpBodyStream != nil
-        guard hasBody else { return false }
-        guard isCarriedByLibcurl else { return true }
-        return bodyStream.map { !$0.isRewindable } ?? false
+    /// Whether the task's request has a body (an upload's, data, or a stream).
+    var hasRequestBody: Bool {
+        kind == .upload || task.originalRequest?.httpBody != nil || task.originalRequest?.httpBodyStream != nil
     }
 }

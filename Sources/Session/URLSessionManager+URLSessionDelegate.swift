@@ -71,28 +71,32 @@ extension URLSessionManager: URLSessionDataDelegate {
     }
 
     /// Follows redirects (or what the override chooses), except a 307 or 308 of a request
-    /// with a body that would be re-sent empty (any body on URLSession's own protocol, on
-    /// Linux; on libcurl a body stream that cannot start over): that one stops at the redirect
-    /// response and the task fails with `SessionError.redirectWouldDropBody`. On libcurl, data
-    /// bodies, files and multipart bodies of files and data are sent again, as on Apple platforms. At most
-    /// `maximumRedirects` are followed; the next fails the task with
-    /// `URLError.httpTooManyRedirects`, as on Apple platforms (URLSession on Linux follows a
-    /// delegate's redirects without limit).
+    /// with a body: URLSession's own protocol on Linux would send it again empty, so the task
+    /// stops at the redirect response and fails with `SessionError.redirectWouldDropBody` (the
+    /// libcurl transport sends data bodies, files and multipart bodies of files and data again,
+    /// as on Apple platforms). At most `maximumRedirects` are followed; the next fails the task
+    /// with `URLError.httpTooManyRedirects`, as on Apple platforms (URLSession on Linux follows
+    /// a delegate's redirects without limit). The response's cookies are stored first (the
+    /// libcurl transport stores its responses' cookies itself, each `Set-Cookie` line apart).
     public func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(redirection(of: task, delegate: table.delegate(for: task), in: session, response: response, to: request))
+        let delegate = table.delegate(for: task)
+        storeCookies(of: response, delegate: delegate)
+        completionHandler(redirection(of: task, delegate: delegate, in: session, response: response, to: request, resendsBody: false))
     }
 
     /// The request that follows a redirect of `task` (whose `delegate` counts it), with exactly
     /// the jar's cookies for its URL (RFC 6265 5.4, as curl -L with a jar: the previous hop's
     /// jar-made header never goes on), or `nil` to stop at the redirect response. A `Cookie`
     /// header of the caller's goes to every hop of its origin instead, as curl's -H does.
+    /// `resendsBody`: whether the carrier can send the request's body again, which a 307 or 308
+    /// needs.
     func redirection(
-        of task: URLSessionTask, delegate: TaskDelegate?, in session: URLSession, response: HTTPURLResponse, to proposed: URLRequest
+        of task: URLSessionTask, delegate: TaskDelegate?, in session: URLSession, response: HTTPURLResponse, to proposed: URLRequest,
+        resendsBody: Bool
     ) -> URLRequest? {
-        storeCookies(of: response, delegate: delegate)
         if let delegate, delegate.didRedirect() > Self.maximumRedirects {
             delegate.didStopRedirects(after: response)
             return nil
@@ -109,7 +113,7 @@ extension URLSessionManager: URLSessionDataDelegate {
                 return nil
             }
         }
-        if [307, 308].contains(response.statusCode), delegate?.redirectWouldDropBody ?? false {
+        if [307, 308].contains(response.statusCode), !resendsBody, delegate?.hasRequestBody ?? false {
             delegate?.didStopRedirect(response)
             return nil
         }
@@ -143,11 +147,10 @@ extension URLSessionManager: URLSessionDataDelegate {
         return request
     }
 
-    /// Keeps the cookies of a response that URLSession's own protocol received (the libcurl
-    /// transport stores its responses' cookies itself, each `Set-Cookie` line apart), unless
-    /// the task's request does not handle cookies (`httpShouldHandleCookies`).
-    func storeCookies(of response: HTTPURLResponse, delegate: TaskDelegate?) {
-        guard sessionConfiguration.httpCookieAcceptPolicy != .never, delegate?.isCarriedByLibcurl == false,
+    /// Keeps the cookies of a response that URLSession's own protocol received, unless the
+    /// task's request does not handle cookies (`httpShouldHandleCookies`).
+    private func storeCookies(of response: HTTPURLResponse, delegate: TaskDelegate?) {
+        guard sessionConfiguration.httpCookieAcceptPolicy != .never,
               delegate?.task.originalRequest?.httpShouldHandleCookies ?? true,
               let url = response.url, let joined = response.value(forHTTPHeaderField: "Set-Cookie") else { return }
         cookieJar.store(setCookies: CookieJar.splitJoinedSetCookie(joined), from: url)
@@ -164,6 +167,9 @@ extension URLSessionManager: URLSessionDataDelegate {
 
     /// Removes the task from the table and completes it exactly once.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        // URLSession's own count may be ahead of the last `didSendBodyData` it delivered: the
+        // task's metrics take the larger.
+        table.delegate(for: task)?.didSend(atLeast: task.countOfBytesSent)
         complete(task, error: error, in: session)
     }
 
@@ -175,26 +181,47 @@ extension URLSessionManager: URLSessionDataDelegate {
         override(\.taskDidComplete)?(session, task, outcome.error)
     }
 
-    /// Records the response; `.cancel` from the override cancels the task, which URLSession on
-    /// Linux would not do itself.
+    /// Records the response, its cookies stored; `.cancel` from the override cancels the task,
+    /// which URLSession on Linux would not do itself. A declared length past the task's size
+    /// limit fails the task with it before anything hears of the response, as on the libcurl
+    /// transport (URLSession's own protocol has no limits).
     public func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let disposition = receive(response, of: dataTask, delegate: table.delegate(for: dataTask), in: session)
+        let delegate = table.delegate(for: dataTask)
+        if let http = response as? HTTPURLResponse, delegate?.endedAtRedirect != true {
+            storeCookies(of: http, delegate: delegate)
+            if let delegate, !(100..<200).contains(http.statusCode), stopsAtSizeLimit(
+                delegate, bytes: http.expectedContentLength, declaredLength: http.expectedContentLength, response: http) {
+                completionHandler(.cancel)
+                dataTask.cancel()
+                return
+            }
+        }
+        let disposition = receive(response, of: dataTask, delegate: delegate, in: session)
         completionHandler(disposition)
         if disposition == .cancel { dataTask.cancel() }
     }
 
+    /// Whether `bytes` of the body in all would pass `delegate`'s size limit: then the task
+    /// fails with it (`SessionError.responseLimitExceeded`). For URLSession's own protocol,
+    /// which has no limits; the libcurl transport stops a response over them before handing
+    /// on a byte (`TransferEvents.transfer(exceeded:declaredLength:response:)`).
+    private func stopsAtSizeLimit(_ delegate: TaskDelegate, bytes: Int64, declaredLength: Int64?, response: HTTPURLResponse?) -> Bool {
+        guard let limit = delegate.settings.limits.sizeLimit(isDownload: delegate.kind == .download), bytes > limit.bytes else { return false }
+        delegate.didExceed(limit.limit, declaredLength: declaredLength, response: response)
+        return true
+    }
+
     /// What the manager does with a task's final `response`, from either transport: kept on
-    /// `delegate` (unless the task failed at the redirect it is), its cookies stored (URLSession's
-    /// own protocol), the overrides told. Returns whether the task goes on.
+    /// `delegate` (unless the task failed at the redirect it is), the overrides told. Returns
+    /// whether the task goes on.
     func receive(
         _ response: URLResponse, of task: URLSessionDataTask, delegate: TaskDelegate?, in session: URLSession
     ) -> URLSession.ResponseDisposition {
         // A redirect the task failed at is not its response.
         if delegate?.endedAtRedirect == true { return .cancel }
-        if let response = response as? HTTPURLResponse { storeCookies(of: response, delegate: delegate) }
         let disposition = override(\.dataTaskDidReceiveResponse)?(session, task, response) ?? .allow
         guard let delegate else { return disposition }
         delegate.didReceive(response: response)
@@ -206,9 +233,16 @@ extension URLSessionManager: URLSessionDataDelegate {
         return disposition
     }
 
-    /// Accumulates the body, or writes it to the download's file.
+    /// Accumulates the body, or writes it to the download's file; past the task's size limit,
+    /// fails the task with it instead.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let delegate = table.delegate(for: dataTask) else { return }
+        let figures = delegate.taskProgress
+        let declared = figures.expectedToReceive >= 0 ? figures.expectedToReceive : nil
+        if stopsAtSizeLimit(delegate, bytes: figures.received + Int64(data.count), declaredLength: declared, response: figures.response) {
+            dataTask.cancel()
+            return
+        }
         let total = delegate.didReceive(data: data)
         report(data.count, bytesOf: data, total: total, of: dataTask, delegate: delegate, in: session)
     }

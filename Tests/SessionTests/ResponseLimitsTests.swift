@@ -1,3 +1,4 @@
+import AFLocking
 import AFSerialization
 import AFSession
 import Foundation
@@ -31,6 +32,23 @@ final class ResponseLimitsTests: XCTestCase {
         XCTAssertEqual(failure?.declaredLength, 3_000_000)
         XCTAssertEqual(failure?.response?.statusCode, 200)
         XCTAssertEqual(result.error.map { ($0 as NSError).code }, URLError.Code.dataLengthExceedsMaximum.rawValue)
+    }
+
+    func testAResponseDeclaredOverTheLimitNeverReachesTheResponseOverride() throws {
+        let manager = makeManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        manager.responseLimits = ResponseLimits(maximumBodySize: 1_000_000)
+        let told = Locked(0)
+        manager.overrides.dataTaskDidReceiveResponse = { _, _, _ in
+            told.withLock { $0 += 1 }
+            return .allow
+        }
+        let server = try makeServer { _ in .bytes(3_000_000) }
+        let result = try complete { handler in
+            manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/")), completionHandler: handler))
+        }
+        XCTAssertEqual(limitError(result.error)?.limit, .bodySize(1_000_000))
+        XCTAssertEqual(told.withLock { $0 }, 0)
     }
 
     func testABodyWithoutADeclaredLengthStopsAtTheLimit() throws {

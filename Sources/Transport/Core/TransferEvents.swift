@@ -24,7 +24,9 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// The body bytes sent so far, and the body's length (-1 when unknown).
     func transferDidSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     /// The request to follow a redirect with, or `nil` to deliver the redirect response.
-    func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
+    /// `resendsBody`: whether the carrier can send the request's body again (a 307 or 308
+    /// keeps it); a body stream that cannot start over cannot be.
+    func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest, resendsBody: Bool) -> URLRequest?
     /// The window through which the body arrives: the consumer reports every chunk it
     /// processed to it. Called before the first chunk when the options read through it.
     func transferReceivesBody(through window: CurlReceiveWindow)

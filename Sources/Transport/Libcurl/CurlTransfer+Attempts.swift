@@ -43,6 +43,13 @@ extension CurlTransfer {
         return true
     }
 
+    /// Whether a redirect can send the request body again: data and files can, a stream only
+    /// when it can start over.
+    var resendsBody: Bool {
+        if case .stream(let stream, _) = body { return (stream as? any ReplayableBodyStream)?.isRewindable ?? false }
+        return true
+    }
+
     /// The continuation of the response delivered to the client, when its body was cut.
     var rangeContinuation: RangeContinuation? {
         guard machine.responseDelivered, let response = hop.response else { return nil }

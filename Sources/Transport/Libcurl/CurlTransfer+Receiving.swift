@@ -117,7 +117,7 @@ extension CurlTransfer {
         guard let target = FollowUpRules.redirectTarget(
             status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), relativeTo: request.url) else { return nil }
         let proposed = FollowUpRules.redirectRequest(from: request, to: target, status: response.statusCode)
-        return events?.transfer(willRedirectWith: response, to: proposed)
+        return events?.transfer(willRedirectWith: response, to: proposed, resendsBody: resendsBody)
     }
 
     /// The same request answering a first Basic challenge, when the task has a credential.
