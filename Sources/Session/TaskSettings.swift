@@ -8,8 +8,8 @@ import FoundationNetworking
 /// `TaskDelegate`, with what the per-task setters change before it runs
 /// (`setResponseLimits(_:for:)`, `setTotalTimeout(_:for:)`, `setClientIdentity(_:for:)`,
 /// `setInterceptor(_:for:)`, `setSendsCredentialsAcrossOrigins(_:for:)`). Its transfer
-/// snapshots it when it starts (`TransferOptions`): a later change to the manager reaches only
-/// tasks made after it.
+/// snapshots it when it starts (`TransferOptions`); its redirects follow the rules it holds. A
+/// later change to the manager reaches only tasks made after it.
 struct TaskSettings {
     /// The manager's `responseLimits`, or the task's own.
     var limits: ResponseLimits
@@ -19,7 +19,9 @@ struct TaskSettings {
     var clientIdentity: ClientIdentity?
     /// The manager's interceptor, chained with the task's own; `nil` for none.
     var interceptor: (any RequestInterceptor)?
-    /// Whether the task keeps credentials across origins on redirects; `nil` for the manager's
-    /// choice at the redirect.
-    var sendsCredentialsAcrossOrigins: Bool?
+    /// The manager's `sendsCredentialsAcrossOrigins`, or the task's own: whether its redirects
+    /// keep credentials across origins.
+    var sendsCredentialsAcrossOrigins: Bool
+    /// The manager's `redaction`: the secret headers a redirect to another origin drops.
+    var redaction: Redaction
 }

@@ -76,13 +76,15 @@ extension URLSessionManager {
                 task = session.dataTask(with: prepared)
             }
             let delegate = TaskDelegate(
-                task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer, credential: credential,
+                task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer,
+                credential: credential ?? configuration.credential,
                 bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
                 session: session, manager: self, curlTransport: curlTransport, completionQueue: configuration.completionQueue,
                 completionGroup: configuration.completionGroup, processingQueue: processingQueue,
                 settings: TaskSettings(
                     limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
-                    interceptor: curlTransport == nil ? nil : state.interceptor),
+                    interceptor: curlTransport == nil ? nil : state.interceptor,
+                    sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins, redaction: configuration.redaction),
                 monitors: configuration.eventMonitors,
                 reportsBody: curlTransport != nil && overridesState.withLock {
                     kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil

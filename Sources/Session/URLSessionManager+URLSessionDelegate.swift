@@ -56,7 +56,8 @@ extension URLSessionManager: URLSessionDataDelegate {
             let space = challenge.protectionSpace
             let challenger = "\(space.protocol ?? "")://\(space.host.lowercased()):\(space.port)"
             if let original = task.originalRequest?.url, RedirectRule.origin(of: original) == challenger {
-                credential = delegate?.credential ?? self.credential
+                // The task's own credential, or the manager's when the task was made.
+                credential = delegate.map(\.credential) ?? self.credential
             }
             disposition = challenge.previousFailureCount == 0 && credential != nil ? .useCredential : .cancelAuthenticationChallenge
         } else {
@@ -104,9 +105,10 @@ extension URLSessionManager: URLSessionDataDelegate {
         var request = proposed
         if delegate?.carriesJarCookies ?? true { request.setValue(nil, forHTTPHeaderField: "Cookie") }
         if let previous = response.url {
-            let (redaction, trusted) = (self.redaction, sendsCredentialsAcrossOrigins)
-            switch RedirectRule.follow(request, from: previous, redaction: redaction,
-                                       trusted: delegate?.settings.sendsCredentialsAcrossOrigins ?? trusted) {
+            // The task's rules, as its manager had them when it was made.
+            let settings = delegate?.settings
+            switch RedirectRule.follow(request, from: previous, redaction: settings?.redaction ?? redaction,
+                                       trusted: settings?.sendsCredentialsAcrossOrigins ?? sendsCredentialsAcrossOrigins) {
             case .success(let next): request = next
             case .failure(let refusal):
                 delegate?.didRefuseRedirect(response, refusal)

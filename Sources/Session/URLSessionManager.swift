@@ -320,7 +320,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         table.delegate(for: task)?.updateSettings { $0.totalTimeout = seconds }
     }
 
-    /// Answers HTTP Basic challenges of tasks created without a credential of their own.
+    /// Answers HTTP Basic challenges of tasks created without a credential of their own (each
+    /// task takes the value it has when the task is made).
     /// Default `nil`: a challenge fails the task with `SessionError.authenticationRequired`.
     public var credential: URLCredential? {
         get { configuration.withLock { $0.credential } }
@@ -328,8 +329,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     }
 
     /// The names the manager treats as secret: headers stripped from a redirect to another
-    /// origin, left out of resume data, and hidden by `RequestLogger` and `curlCommand` (which
-    /// take it as their default). Extend it with `Redaction(additionalHeaders:)` or by adding to
+    /// origin (by tasks made after it is set), left out of resume data, and hidden by
+    /// `RequestLogger` and `curlCommand` (which take it as their default). Extend it with `Redaction(additionalHeaders:)` or by adding to
     /// its sets. Default `Redaction()`. Beyond AFNetworking.
     public var redaction: Redaction {
         get { configuration.withLock { $0.redaction } }
@@ -339,7 +340,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// Whether a redirect to another origin (scheme, host or port) keeps `Authorization`,
     /// `Cookie`, `Proxy-Authorization`, `Origin` and the `redaction` headers, as curl's
     /// `--location-trusted`: only for servers that are all trusted alike. Default `false`:
-    /// they are dropped, as curl, browsers and AsyncHTTPClient drop them. A task may choose
+    /// they are dropped, as curl, browsers and AsyncHTTPClient drop them. Each task takes the
+    /// value it has when the task is made (with the `redaction` then); a task may choose
     /// otherwise with `setSendsCredentialsAcrossOrigins(_:for:)`. Beyond AFNetworking.
     public var sendsCredentialsAcrossOrigins: Bool {
         get { configuration.withLock { $0.sendsCredentialsAcrossOrigins } }

@@ -44,6 +44,17 @@ final class AuthenticationStubTests: XCTestCase {
         XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, [nil, userPass])
     }
 
+    func testAChallengeIsAnsweredWithTheCredentialTheManagerHadWhenTheTaskWasMade() throws {
+        let stubs = vault()
+        let manager = makeManager(stubs: stubs)
+        manager.credential = credential
+        let completion = try run(URLRequest(url: privateURL), on: manager) { _ in
+            manager.credential = URLCredential(user: "user", password: "changed", persistence: .none)
+        }
+        XCTAssertEqual(completion.text, "inside")
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, [nil, userPass])
+    }
+
     func testAnAnsweredChallengeKeepsTheRequestsMethodAndBody() throws {
         let stubs = vault()
         let manager = makeManager(stubs: stubs)

@@ -240,6 +240,22 @@ final class RedirectStubTests: XCTestCase {
         XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, ["Bearer s3cret", "Bearer s3cret"])
     }
 
+    func testATaskFollowsTheRedirectRulesItsManagerHadWhenItWasMade() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/old").reply(.redirect(to: "https://other.example.com/new"))
+        stubs.on("GET", "https://other.example.com/new").reply(.text("moved"))
+        let manager = makeManager(stubs: stubs)
+        var request = URLRequest(url: base.appendingPathComponent("old"))
+        request.setValue("Bearer s3cret", forHTTPHeaderField: "Authorization")
+        request.setValue("acme", forHTTPHeaderField: "X-Tenant")
+        _ = try run(request, on: manager) { _ in
+            manager.sendsCredentialsAcrossOrigins = true
+            manager.redaction = Redaction(additionalHeaders: ["X-Tenant"])
+        }
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, ["Bearer s3cret", nil])
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "X-Tenant") }, ["acme", "acme"])
+    }
+
     func testAConfigurationsSecretHeaderStaysWithTheOrigin() throws {
         let stubs = StubTransport(baseURL: base)
         stubs.on("GET", "/old").reply(.redirect(to: "https://other.example.com/new"))
