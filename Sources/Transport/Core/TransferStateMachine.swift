@@ -15,10 +15,12 @@ import Foundation
 /// `Work` is what runs between hops (the interceptors' task, the retry timer), kept by the phase
 /// it runs in and handed back to be cancelled when the task is.
 struct TransferStateMachine<Request, Response, Failure: Error, Work> {
-    /// An error response held back from the client, with the body received so far.
+    /// An error response held back from the client, with the body received so far and, once
+    /// it ended, its trailer fields (by name).
     struct Held {
         var response: Response
         var body: Data
+        var trailers: [String: String]?
     }
 
     /// How an attempt ended, for the interceptors: the held response (if any) and the
@@ -251,6 +253,13 @@ struct TransferStateMachine<Request, Response, Failure: Error, Work> {
         phase = .running(attempt, .delivering)
         responseDelivered = true
         return held
+    }
+
+    /// The held body ended with the trailer `fields`: kept with it, for when it is concluded.
+    mutating func holdTrailers(_ fields: [String: String]) {
+        guard case .running(let attempt, .holding(var held)) = phase else { return }
+        held.trailers = fields
+        phase = .running(attempt, .holding(held))
     }
 
     /// The running hop ended: with `failure` (`nil` when libcurl reported success), and

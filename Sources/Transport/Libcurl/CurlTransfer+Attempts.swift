@@ -102,8 +102,8 @@ extension CurlTransfer {
     func checkIdle() -> DispatchTime? {
         guard let easy, let idle = timeouts.idle else { return nil }
         let idleFor = Self.seconds(from: lastActivity)
-        guard idleFor >= idle, !isReceivePaused else {
-            return .now() + (isReceivePaused ? idle : idle - idleFor)
+        guard idleFor >= idle, !receiveFlow.isPaused else {
+            return .now() + (receiveFlow.isPaused ? idle : idle - idleFor)
         }
         transport.remove(easy)
         releaseHandle()

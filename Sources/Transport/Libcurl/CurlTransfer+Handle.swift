@@ -10,7 +10,6 @@ extension CurlTransfer {
     /// Starts a hop of the current request on a configured easy handle, or fails the task
     /// when the request cannot be sent.
     func startHop() {
-        heldTrailers = nil
         // An `http+unix` URL names its socket; otherwise the transport's socket, if any.
         let socketAddress = request.url.flatMap(UnixSocketAddress.init)
         guard let url = socketAddress?.requestURL ?? request.url, ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {

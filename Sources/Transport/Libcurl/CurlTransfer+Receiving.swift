@@ -57,7 +57,7 @@ extension CurlTransfer {
         let fields = ResponseHead.fields(of: hop.trailerLines[...]).fields
         switch machine.bodyDestination {
         case .client: events?.transfer(receivedTrailers: fields)
-        case .held: heldTrailers = fields
+        case .held: machine.holdTrailers(fields)
         case .discarded: break
         }
     }
@@ -145,8 +145,7 @@ extension CurlTransfer {
         case .discarded:
             return bytes.count
         case .client:
-            guard !isSuspended, !options.readsThroughWindow || window.admit(bytes.count) else {
-                isReceivePaused = true
+            guard receiveFlow.admitsChunk(windowAdmits: !options.readsThroughWindow || window.admit(bytes.count)) else {
                 return CurlSocket.writeFunctionPause
             }
             if let limit = admitBody(bytes.count) {
@@ -199,7 +198,7 @@ extension CurlTransfer {
 
     /// Reading resumes after the window paused it; on the transport's queue.
     func resumeReading() {
-        isReceivePaused = false
+        receiveFlow.readingResumed()
         lastActivity = .now()
         if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) } else if stubPlayback != nil { playStub() }
         // A response that ended while reading was paused ends now that its body was delivered.

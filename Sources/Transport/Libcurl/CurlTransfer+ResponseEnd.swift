@@ -66,7 +66,7 @@ extension CurlTransfer {
     /// transfer: ends it with its response. A transfer whose consumer paused reading is ended
     /// once reading resumed and the rest of the body was delivered (`resumeReading`).
     func endAtResponseEnd() {
-        guard let easy, hop.responseEnd?.isComplete == true, !isReceivePaused else { return }
+        guard let easy, hop.responseEnd?.isComplete == true, !receiveFlow.isPaused else { return }
         _ = afn_easy_setopt_long(easy, CurlOption.forbidReuse, 1)
         transport.remove(easy)
         finish(curlCode: CurlCode.ok)

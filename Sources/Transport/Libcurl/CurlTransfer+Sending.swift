@@ -17,15 +17,13 @@ extension CurlTransfer {
             if let self { transport.resumeSending(self) }
         }
         bodyReader = reader
-        isWaitingForBody = false
         reader.start()
     }
 
     /// Sending resumes after the body stream had no bytes for libcurl; on the transport's
     /// queue. Receiving stays paused if the window paused it.
     func resumeSending() {
-        isWaitingForBody = false
-        if let easy { _ = afn_easy_pause(easy, isReceivePaused ? CurlPause.receive : CurlPause.resumeAll) }
+        if let easy { _ = afn_easy_pause(easy, receiveFlow.isPaused ? CurlPause.receive : CurlPause.resumeAll) }
     }
 
 
@@ -56,7 +54,6 @@ extension CurlTransfer {
                 hop.requestEnd = Date()
                 return 0
             case .pause:
-                isWaitingForBody = true
                 return CurlSocket.readFunctionPause
             case .failed, nil: return CurlSocket.readFunctionAbort
             }

@@ -89,7 +89,7 @@ extension CurlTransfer {
     private func watchStubTimeouts() {
         let totalLeft = hop.totalMilliseconds > 0 ? Double(hop.totalMilliseconds) / 1000 - hop.elapsed : nil
         // A hop paused for its consumer is not idle.
-        let idleLeft = timeouts.idle.map { isReceivePaused ? $0 : $0 - Self.seconds(from: lastActivity) }
+        let idleLeft = timeouts.idle.map { receiveFlow.isPaused ? $0 : $0 - Self.seconds(from: lastActivity) }
         if let totalLeft, totalLeft <= 0 { return endStubHop(failure: timeouts.error(.total, url: request.url)) }
         if let idleLeft, idleLeft <= 0 { return endStubHop(failure: timeouts.error(.idle, url: request.url)) }
         guard let next = [totalLeft, idleLeft].compactMap({ $0 }).min() else { return }

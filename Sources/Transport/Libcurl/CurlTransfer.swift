@@ -55,8 +55,6 @@ package final class CurlTransfer: @unchecked Sendable {
     var body: Body = .none
     /// Whether the task was told the end (or cancelled the transfer): it hears nothing more.
     var isEnded = false
-    /// The task suspended the transfer (`suspend`).
-    var isSuspended = false
     var machine: StateMachine
     /// What the current hop has learnt; made fresh by each hop.
     var hop = CurlHop(proxy: nil, serverName: nil, totalMilliseconds: 0)
@@ -65,12 +63,9 @@ package final class CurlTransfer: @unchecked Sendable {
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
     /// The hop's body stream, read away from the transport's queue.
     var bodyReader: StreamedBodyReader?
-    /// libcurl paused sending until the body stream has bytes.
-    var isWaitingForBody = false
-    /// libcurl paused receiving for the consumer (the write callback returned a pause), until
-    /// `resumeReading` runs: kept on the transport's queue, unlike the window's own flag, which
-    /// the consumer clears from its thread before the transfer has resumed.
-    var isReceivePaused = false
+    /// Whether the body's next chunk is taken now, or reading pauses (for the task's
+    /// suspension or the consumer's window).
+    var receiveFlow = ReceiveFlow()
     /// The most request body bytes reported sent, over all hops.
     var reportedUpload: Int64 = 0
     /// The timer of the total timeout between hops, when the task has one (`start`), and
@@ -89,8 +84,6 @@ package final class CurlTransfer: @unchecked Sendable {
     var lastHopReusedConnection = false
     /// The body delivered, continued by the next attempt when one was cut.
     var bodyContinuation = BodyContinuation()
-    /// The trailer fields of a held response, told with it when it is concluded.
-    var heldTrailers: [String: String]?
     lazy var window = CurlReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
         guard let self else { return }
         transport.resumeReading(self)
@@ -212,14 +205,12 @@ package final class CurlTransfer: @unchecked Sendable {
     /// The task suspended: the body is read no further until it resumes (its next chunk pauses
     /// reading, as a full receive window does).
     func suspend() {
-        isSuspended = true
+        receiveFlow.suspend()
     }
 
     /// The task resumed after `suspend`.
     func resumeAfterSuspension() {
-        guard isSuspended else { return }
-        isSuspended = false
-        if isReceivePaused { resumeReading() }
+        if receiveFlow.taskResumed() { resumeReading() }
     }
 
     // MARK: Actions
@@ -283,7 +274,7 @@ package final class CurlTransfer: @unchecked Sendable {
             deliver(held.response)
             if !held.body.isEmpty { held.body.withUnsafeBytes { deliver($0) } }
             if outcome.failure == nil {
-                if let heldTrailers { events?.transfer(receivedTrailers: heldTrailers) }
+                if let trailers = held.trailers { events?.transfer(receivedTrailers: trailers) }
                 end(with: nil)
             }
         }

@@ -111,6 +111,15 @@ final class TransferStateMachineTests: XCTestCase {
         XCTAssertFalse(machine.responseDelivered)
     }
 
+    func testAHeldResponsesTrailersAreConcludedWithIt() {
+        var machine = running()
+        _ = machine.receivedFinalResponse(503, isError: true)
+        machine.holdTrailers(["Checksum": "abc"])
+        _ = machine.hopFinished(failure: nil, closedInHead: closed, canContinue: false)
+        guard case .conclude(let outcome) = machine.decided(.conclude) else { return XCTFail() }
+        XCTAssertEqual(outcome.held?.trailers, ["Checksum": "abc"])
+    }
+
     func testAHeldBodyPastItsLimitGoesToTheClientWithItsResponse() {
         var machine = running()
         _ = machine.receivedFinalResponse(500, isError: true)
