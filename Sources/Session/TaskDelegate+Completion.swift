@@ -48,6 +48,7 @@ extension TaskDelegate {
             }
         }
         let error = outcome
+        recordInCache(snapshot, response: response, error: error)
         if let task = task as? ManagedDataTask {
             task.didComplete(ManagedDataTask.Figures(
                 response: response, sent: snapshot.bytesSent, expectedToSend: snapshot.upload.total > 0 ? snapshot.upload.total : knownUploadLength ?? -1,

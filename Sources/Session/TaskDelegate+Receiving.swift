@@ -61,14 +61,16 @@ extension TaskDelegate {
     /// Whether the body streams to a consumer rather than into memory or a file.
     var streamsBody: Bool { handlers.bodyChannel != nil }
 
-    /// Returns the bytes now received in total, counting a resumed download's partial file.
-    func didReceive(data: Data) -> Int64 {
+    /// Returns the bytes now received in total, counting a resumed download's partial file;
+    /// `nil` when the bytes are not the task's (the cache answered in the transfer's place).
+    func didReceive(data: Data) -> Int64? {
         data.withUnsafeBytes { didReceive(bytes: $0) }
     }
 
     /// The bytes are copied once: appended to the body, or written to the download's file.
-    func didReceive(bytes: UnsafeRawBufferPointer) -> Int64 {
-        let (failed, total): (Bool, Int64) = state.withLock { state in
+    func didReceive(bytes: UnsafeRawBufferPointer) -> Int64? {
+        let (failed, total): (Bool, Int64?) = state.withLock { state in
+            if state.discardsBody { return (false, nil) }
             state.bytesReceived += Int64(bytes.count)
             if handlers.bodyChannel != nil { return (false, state.bytesReceived) }
             guard let writer = state.writer else {
@@ -82,6 +84,7 @@ extension TaskDelegate {
                 return (true, writer.bytesInFile)
             }
         }
+        guard let total else { return nil }
         if failed {
             task.cancel()
             return total

@@ -12,6 +12,19 @@ import FoundationNetworking
 /// order; one without is handled where it happens.
 extension TaskDelegate: TransferEvents {
     func transferDidReceive(_ response: HTTPURLResponse) {
+        // A `304` (or a 5xx, where a stale response may stand in) answering the cache's
+        // validation: the task takes the stored response and body, not the transfer's.
+        if let stored = storedAnswer(to: response), let storedResponse = stored.response {
+            take(storedResponse)
+            stored.body.withUnsafeBytes { transferDidReceive($0) }
+            state.withLock { $0.discardsBody = true }
+            return
+        }
+        take(response)
+    }
+
+    /// Hands the task's final `response` to the manager, as URLSession's delivery did.
+    private func take(_ response: HTTPURLResponse) {
         guard let manager, let dataTask = task as? URLSessionDataTask else { return }
         let session = session
         let receive = { @Sendable in manager.receive(response, of: dataTask, delegate: self, in: session) }
@@ -21,14 +34,14 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transferDidReceive(_ bytes: UnsafeRawBufferPointer) {
-        let total = didReceive(bytes: bytes)
-        guard reportsBody, let manager, let dataTask = task as? URLSessionDataTask else { return }
+        guard let total = didReceive(bytes: bytes), reportsBody, let manager, let dataTask = task as? URLSessionDataTask else { return }
         let (data, session) = (Data(bytes), session)
         // Waited for: the reading goes at the override's pace, nothing queues up.
         manager.onDelegateQueue { manager.report(data.count, bytesOf: data, total: total, of: dataTask, delegate: self, in: session) }
     }
 
     func transferDidComplete(with error: (any Error)?) {
+        if answerStaleOnFailure(error) { return }
         // A task cancelled before its end was handled (by a response block's `.cancel`, or by
         // its caller as it ended) completes cancelled.
         let error = error ?? (task as? ManagedDataTask)?.cancellationError

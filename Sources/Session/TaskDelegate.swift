@@ -98,6 +98,10 @@ final class TaskDelegate: @unchecked Sendable {
         var pendingDeliveries: Set<Direction> = []
         var completed = false
         var settings: TaskSettings
+        /// What the task does with its manager's `ResponseCache`.
+        var cacheUse = CacheUse.none
+        /// The transfer's body is not the task's: the cache answered in its place.
+        var discardsBody = false
 
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {
@@ -165,10 +169,11 @@ final class TaskDelegate: @unchecked Sendable {
     var manager: URLSessionManager? { managerReference.manager }
 
     /// The transfer that carries the task on its libcurl transport, with what the task asks
-    /// of it now; `nil` for a task of URLSession's own protocol.
+    /// of it now; `nil` for a task of URLSession's own protocol, and for one its manager's
+    /// cache answers without the network (on the transport's queue).
     func makeTransfer() -> CurlTransfer? {
-        guard let curlTransport, let request = task.originalRequest else { return nil }
-        return CurlTransfer(request: request, registration: TransferRegistration(transport: curlTransport, events: self, options: transferOptions))
+        guard let curlTransport, let request = task.originalRequest, let sent = requestAfterCache(request, on: curlTransport) else { return nil }
+        return CurlTransfer(request: sent, registration: TransferRegistration(transport: curlTransport, events: self, options: transferOptions))
     }
 
     /// The response and byte counts a `ManagedDataTask` shows while it runs.

@@ -245,7 +245,7 @@ extension URLSessionManager: URLSessionDataDelegate {
             dataTask.cancel()
             return
         }
-        let total = delegate.didReceive(data: data)
+        guard let total = delegate.didReceive(data: data) else { return }
         report(data.count, bytesOf: data, total: total, of: dataTask, delegate: delegate, in: session)
     }
 

@@ -68,6 +68,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var eventMonitors: [any EventMonitor] = []
         var redaction = Redaction()
         var sendsCredentialsAcrossOrigins = false
+        var responseCache: ResponseCache?
     }
 
     /// How many redirects a task follows at most, on either transport (URLSession's limit on
@@ -210,6 +211,17 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     public var responseLimits: ResponseLimits {
         get { configuration.withLock { $0.responseLimits } }
         set { configuration.withLock { $0.responseLimits = newValue } }
+    }
+
+    /// Where GET responses are kept for reuse, under HTTP caching's rules and each request's
+    /// `cachePolicy` (`ResponseCache`), for tasks created from now on; several managers may
+    /// share one. Default `nil`: every request goes to the network, as with a session whose
+    /// `urlCache` is `nil`. Tasks carried by URLSession's own protocol (`transport:
+    /// .urlSession`, or the fallback where libcurl cannot be loaded) do not use it. Ports the
+    /// session configuration's `URLCache` that AFNetworking's requests go through.
+    public var responseCache: ResponseCache? {
+        get { configuration.withLock { $0.responseCache } }
+        set { configuration.withLock { $0.responseCache = newValue } }
     }
 
     /// Replaces the response limits of `task`, a task of this manager not yet resumed.

@@ -122,10 +122,24 @@ public struct Cookie: Sendable, Hashable {
         CookieSyntax.path(cookiePath, covers: requestPath)
     }
 
-    /// An `Expires` date in HTTP's forms or the dashed one cookies often use.
+    /// An `Expires` date in HTTP's forms, or one of the looser ones cookies often use (read by
+    /// a `DateFormatter`, which also takes a missing leading zero).
     private static func date(_ value: String) -> Date? {
-        RetryAfter.httpDate(value) ?? RetryAfter.httpDate(value, formats: ["EEE, dd-MMM-yyyy HH:mm:ss 'GMT'", "EEE, dd-MMM-yy HH:mm:ss 'GMT'"])
+        if let date = HTTPDate.parse(value) { return date }
+        for format in looseDateFormats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: value) { return date }
+        }
+        return nil
     }
+
+    private static let looseDateFormats = [
+        "EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy", "EEE, dd-MMM-yyyy HH:mm:ss 'GMT'",
+        "EEE, dd-MMM-yy HH:mm:ss 'GMT'",
+    ]
 }
 
 /// Whether `host` is an IPv4 or IPv6 literal (brackets allowed), which no domain covers.

@@ -109,7 +109,7 @@ enum ResponseFraming {
             guard [8, 14, 17].contains(colon) else { return nil }
             let name = UnsafeBufferPointer(rebasing: bytes[..<colon])
             let value = ResponseFraming.trimmed(bytes, from: colon + 1)
-            if ResponseHead.equalIgnoringASCIICase(name, "content-length".utf8) {
+            if HTTPToken.equalIgnoringASCIICase(name, "content-length".utf8) {
                 var fault: ResponseFramingError?
                 ResponseFraming.forEachElement(of: bytes, in: value) { element in
                     guard fault == nil else { return }
@@ -121,12 +121,12 @@ enum ResponseFraming {
                     length = parsed
                 }
                 return fault
-            } else if ResponseHead.equalIgnoringASCIICase(name, "transfer-encoding".utf8) {
+            } else if HTTPToken.equalIgnoringASCIICase(name, "transfer-encoding".utf8) {
                 hasTransferEncoding = true
                 ResponseFraming.forEachElement(of: bytes, in: value) { element in
-                    if ResponseHead.equalIgnoringASCIICase(UnsafeBufferPointer(rebasing: bytes[element]), "chunked".utf8) { chunked += 1 }
+                    if HTTPToken.equalIgnoringASCIICase(UnsafeBufferPointer(rebasing: bytes[element]), "chunked".utf8) { chunked += 1 }
                 }
-            } else if ResponseHead.equalIgnoringASCIICase(name, "location".utf8) {
+            } else if HTTPToken.equalIgnoringASCIICase(name, "location".utf8) {
                 locations += 1
                 if value.count > ResponseFraming.longestLocation { return .locationTooLong(bytes: value.count) }
             }

@@ -51,7 +51,7 @@ struct ResponseHead: Equatable {
                 if let previous { values[previous] += " " + field.value }
                 continue
             }
-            if Self.equalIgnoringASCIICase(name.utf8, "set-cookie".utf8) { setCookies.append(field.value) }
+            if HTTPToken.equalIgnoringASCIICase(name.utf8, "set-cookie".utf8) { setCookies.append(field.value) }
             if let index = lookup.index(of: name, in: names) {
                 values[index] += ", " + field.value
                 previous = index
@@ -85,7 +85,7 @@ struct ResponseHead: Equatable {
                 valueStart = 0
             } else {
                 guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
-                      UnsafeBufferPointer(rebasing: bytes[0..<colon]).allSatisfy(isTokenByte) else { return nil }
+                      UnsafeBufferPointer(rebasing: bytes[0..<colon]).allSatisfy(HTTPToken.isTokenByte) else { return nil }
                 name = string(0..<colon)
                 valueStart = colon + 1
             }
@@ -104,7 +104,7 @@ struct ResponseHead: Equatable {
 
         func index(of name: String, in names: [String]) -> Int? {
             if let lowercased { return lowercased[name.lowercased()] }
-            return names.firstIndex { ResponseHead.equalIgnoringASCIICase($0.utf8, name.utf8) }
+            return names.firstIndex { HTTPToken.equalIgnoringASCIICase($0.utf8, name.utf8) }
         }
 
         /// `names` got a new last name.
@@ -131,25 +131,6 @@ struct ResponseHead: Equatable {
         let code = codeBytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
         guard code >= 100 else { return nil }
         return (String(line[..<space]), code)
-    }
-
-    /// Whether `byte` may stand in an RFC 9110 token: a letter, a digit or ``!#$%&'*+-.^_`|~``.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
-    }
-
-    /// Whether `name` is `other` in any ASCII case (header names are ASCII tokens).
-    static func equalIgnoringASCIICase<A: Collection<UInt8>, B: Collection<UInt8>>(_ name: A, _ other: B) -> Bool {
-        guard name.count == other.count else { return false }
-        return zip(name, other).allSatisfy { a, b in a == b || (a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20)) }
     }
 
     /// The response the task receives for `url`.

@@ -1,0 +1,239 @@
+import AFTransport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// HTTP caching's rules (RFC 9111, with RFC 5861's `stale-if-error`), and what each
+/// `URLRequest.CachePolicy` means, as pure functions of the request, the stored response and
+/// the time: which responses are stored, how old and how fresh a stored response is, whether a
+/// request is answered from it, validated or sent, how a `304 Not Modified` updates it, and
+/// which stored responses an unsafe request invalidates. A shared cache (`ResponseCache`'s
+/// default) follows the shared-cache rules. Tested without a server.
+enum CacheRules {
+    /// What a request does with the cache.
+    enum Decision: Equatable {
+        /// Answered by the stored response, without the network.
+        case use(CachedResponse)
+        /// Sent with the stored response's validators (`conditionalRequest`); a `304` answers
+        /// it with the stored response, updated (`updated`).
+        case validate(CachedResponse)
+        /// Sent as it is; its response may be stored.
+        case fetch
+        /// Answered by the cache only, which has nothing suitable: `returnCacheDataDontLoad`,
+        /// or `Cache-Control: only-if-cached` (RFC 9111, 5.2.1.7: a 504 in a proxy).
+        case unavailable
+    }
+
+    /// The statuses a response may be stored with and given a heuristic lifetime without
+    /// explicit freshness (RFC 9110, 15.1).
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+    /// The fraction of the time since `Last-Modified` a heuristic lifetime is (RFC 9111, 4.2.2's
+    /// typical 10%), and its most: a day.
+    static let heuristicFraction = 0.1
+    static let maximumHeuristicLifetime: TimeInterval = 86_400
+    /// The fields a cache never stores: the connection's own (RFC 9111, 3.1).
+    static let connectionFields: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade"]
+    /// The request fields that make a request conditional or partial: the caller's own
+    /// validation or range, which the cache leaves alone (it neither answers nor stores it).
+    static let callerConditionalFields = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
+
+    // MARK: Which requests and responses
+
+    /// Whether `request` takes part in caching at all: a GET (methods are case-sensitive)
+    /// without validators or a range of the caller's own.
+    static func isCacheable(_ request: URLRequest) -> Bool {
+        (request.httpMethod ?? "GET") == "GET" && callerConditionalFields.allSatisfy { request.value(forHTTPHeaderField: $0) == nil }
+    }
+
+    /// Whether the complete `response` to `request` may be stored (RFC 9111, 3; 3.5 for a
+    /// shared cache). A shared cache also stores no response that sets cookies: another user's
+    /// request would get them.
+    static func isStorable(_ response: HTTPURLResponse, for request: URLRequest, fields: [String: String], shared: Bool) -> Bool {
+        guard isCacheable(request), response.statusCode >= 200, response.statusCode != 206, response.statusCode != 304 else { return false }
+        let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
+        let control = CacheControl(CachedResponse.value("Cache-Control", in: fields))
+        guard !requestControl.noStore, !control.noStore, varying(fields, request: request) != nil else { return false }
+        if shared {
+            guard !control.isPrivate, CachedResponse.value("Set-Cookie", in: fields) == nil else { return false }
+            if request.value(forHTTPHeaderField: "Authorization") != nil, !(control.mustRevalidate || control.isPublic || control.sharedMaxAge != nil) {
+                return false
+            }
+        }
+        let explicit = control.maxAge != nil || (shared && control.sharedMaxAge != nil) || CachedResponse.value("Expires", in: fields) != nil
+        return explicit || control.isPublic || (!shared && control.isPrivate) || heuristicallyCacheable.contains(response.statusCode)
+    }
+
+    /// The request's values of the fields `fields`' `Vary` names, by lower-cased name (RFC
+    /// 9111, 4.1); `nil` for `Vary: *`, which no later request matches.
+    static func varying(_ fields: [String: String], request: URLRequest) -> [String: String?]? {
+        guard let vary = CachedResponse.value("Vary", in: fields) else { return [:] }
+        var result: [String: String?] = [:]
+        for element in vary.split(separator: ",") {
+            let name = HTTPToken.asciiLowercased(element.trimmingCharacters(in: .whitespaces))
+            if name == "*" { return nil }
+            if !name.isEmpty { result[name] = normalized(request.value(forHTTPHeaderField: name)) }
+        }
+        return result
+    }
+
+    /// Whether `request` is one `entry` answers: the same values of the fields its `Vary` names.
+    static func matches(_ entry: CachedResponse, _ request: URLRequest) -> Bool {
+        entry.varying.allSatisfy { name, value in normalized(request.value(forHTTPHeaderField: name)) == value }
+    }
+
+    /// A field's value as `Vary` compares it: without the whitespace around it.
+    private static func normalized(_ value: String?) -> String? {
+        value?.trimmingCharacters(in: .whitespaces)
+    }
+
+    // MARK: Age and freshness
+
+    /// How long `entry` is fresh from when it was made (RFC 9111, 4.2.1): `s-maxage` (in a
+    /// shared cache), `max-age`, `Expires` less `Date`, or a heuristic share of the time since
+    /// `Last-Modified` where the status allows one (4.2.2); an invalid value makes it stale.
+    static func freshnessLifetime(of entry: CachedResponse, shared: Bool) -> TimeInterval {
+        let control = CacheControl(entry.value("Cache-Control"))
+        if shared, let seconds = control.sharedMaxAge { return TimeInterval(seconds) }
+        if let seconds = control.maxAge { return TimeInterval(seconds) }
+        let date = dateValue(of: entry)
+        if let expires = entry.value("Expires") {
+            return HTTPDate.parse(expires).map { max(0, $0.timeIntervalSince(date)) } ?? 0
+        }
+        guard heuristicallyCacheable.contains(entry.statusCode) || control.isPublic,
+              let lastModified = entry.value("Last-Modified").flatMap({ HTTPDate.parse($0) }) else { return 0 }
+        return min(max(0, date.timeIntervalSince(lastModified)) * heuristicFraction, maximumHeuristicLifetime)
+    }
+
+    /// How old `entry` is at `now` (RFC 9111, 4.2.3): its `Age` and the delays of its exchange,
+    /// and the time since it arrived.
+    static func currentAge(of entry: CachedResponse, now: Date) -> TimeInterval {
+        let ageValue = entry.value("Age").flatMap { value -> TimeInterval? in
+            let trimmed = value.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            return TimeInterval(min(Int(trimmed) ?? CacheControl.maximumDeltaSeconds, CacheControl.maximumDeltaSeconds))
+        } ?? 0
+        let apparentAge = max(0, entry.responseTime.timeIntervalSince(dateValue(of: entry)))
+        let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
+        let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
+        return correctedInitialAge + max(0, now.timeIntervalSince(entry.responseTime))
+    }
+
+    /// The response's `Date`, or when it arrived when it has none that reads.
+    private static func dateValue(of entry: CachedResponse) -> Date {
+        entry.value("Date").flatMap { HTTPDate.parse($0) } ?? entry.responseTime
+    }
+
+    // MARK: The decision
+
+    /// What `request` does with the stored `entry` (the one matching it, if any) at `now`, under
+    /// its cache policy and `Cache-Control`:
+    /// - `useProtocolCachePolicy`: RFC 9111: a fresh response is used (a request's `max-age`,
+    ///   `min-fresh` and `no-cache`, or `Pragma: no-cache`, narrowing that, its `max-stale`
+    ///   widening it unless the response says `must-revalidate`, or `proxy-revalidate` in a
+    ///   shared cache); a stale one with a validator (`ETag`, `Last-Modified`) is validated;
+    ///   otherwise the request is sent.
+    /// - `reloadIgnoringLocalCacheData` and `reloadIgnoringLocalAndRemoteCacheData`: sent; the
+    ///   response may be stored.
+    /// - `returnCacheDataElseLoad`: the stored response whatever its age, else sent.
+    /// - `returnCacheDataDontLoad`: the stored response whatever its age, else `unavailable`.
+    /// - `reloadRevalidatingCacheData`: validated when it can be, else sent.
+    static func decision(for request: URLRequest, entry: CachedResponse?, shared: Bool, now: Date) -> Decision {
+        let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
+        switch request.cachePolicy {
+        case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
+            return .fetch
+        case .returnCacheDataElseLoad:
+            return entry.map { .use($0) } ?? .fetch
+        case .returnCacheDataDontLoad:
+            return entry.map { .use($0) } ?? .unavailable
+        default:
+            break
+        }
+        guard let entry else { return requestControl.onlyIfCached ? .unavailable : .fetch }
+        if request.cachePolicy != .reloadRevalidatingCacheData, isUsable(entry, requestControl: requestControl, request: request, shared: shared, now: now) {
+            return .use(entry)
+        }
+        if requestControl.onlyIfCached { return .unavailable }
+        return entry.value("ETag") != nil || entry.value("Last-Modified") != nil ? .validate(entry) : .fetch
+    }
+
+    /// Whether `entry` answers the request without validation.
+    private static func isUsable(_ entry: CachedResponse, requestControl: CacheControl, request: URLRequest, shared: Bool, now: Date) -> Bool {
+        let control = CacheControl(entry.value("Cache-Control"))
+        let pragmaNoCache = request.value(forHTTPHeaderField: "Cache-Control") == nil
+            && CacheControl.directives(of: Array((request.value(forHTTPHeaderField: "Pragma") ?? "").utf8)).contains { $0.name == "no-cache" }
+        guard !control.noCache, !requestControl.noCache, !pragmaNoCache else { return false }
+        let age = currentAge(of: entry, now: now)
+        let lifetime = freshnessLifetime(of: entry, shared: shared)
+        if let maxAge = requestControl.maxAge, age > TimeInterval(maxAge) { return false }
+        if let minFresh = requestControl.minFresh, lifetime - age < TimeInterval(minFresh) { return false }
+        if age < lifetime { return true }
+        guard let maxStale = requestControl.maxStale, !control.mustRevalidate, !(shared && control.proxyRevalidate) else { return false }
+        return maxStale == Int.max || age - lifetime <= TimeInterval(maxStale)
+    }
+
+    /// Whether a stale `entry` may answer in place of a failure or a 5xx response (RFC 5861's
+    /// `stale-if-error`, from the response's or the request's `Cache-Control`).
+    static func servesStaleOnError(_ entry: CachedResponse, request: URLRequest, shared: Bool, now: Date) -> Bool {
+        let control = CacheControl(entry.value("Cache-Control"))
+        let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
+        guard let window = requestControl.staleIfError ?? control.staleIfError, !control.mustRevalidate,
+              !(shared && control.proxyRevalidate) else { return false }
+        return currentAge(of: entry, now: now) - freshnessLifetime(of: entry, shared: shared) <= TimeInterval(window)
+    }
+
+    // MARK: Validation
+
+    /// `request` asking whether `entry` is still current (RFC 9111, 4.3.1): `If-None-Match`
+    /// with its `ETag`, `If-Modified-Since` with its `Last-Modified`.
+    static func conditionalRequest(_ request: URLRequest, validating entry: CachedResponse) -> URLRequest {
+        var conditional = request
+        if let tag = entry.value("ETag") { conditional.setValue(tag, forHTTPHeaderField: "If-None-Match") }
+        if let lastModified = entry.value("Last-Modified") { conditional.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+        return conditional
+    }
+
+    /// `entry` updated by the `304` `fields` that validated it (RFC 9111, 4.3.4 and 3.2): each
+    /// field replaced or added, but for `Content-Length` and the connection's own; the times of
+    /// the validating exchange.
+    static func updated(_ entry: CachedResponse, with fields: [String: String], requestTime: Date, responseTime: Date) -> CachedResponse {
+        var updated = entry
+        for (name, value) in fields {
+            let lowercased = HTTPToken.asciiLowercased(name)
+            guard lowercased != "content-length", !connectionFields.contains(lowercased) else { continue }
+            if let existing = updated.fields.keys.first(where: { HTTPToken.equalIgnoringASCIICase($0.utf8, name.utf8) }) { updated.fields[existing] = nil }
+            updated.fields[name] = value
+        }
+        updated.requestTime = requestTime
+        updated.responseTime = responseTime
+        return updated
+    }
+
+    /// The fields of a response as they are stored: without the connection's own.
+    static func storedFields(_ fields: [String: String]) -> [String: String] {
+        fields.filter { !connectionFields.contains(HTTPToken.asciiLowercased($0.key)) }
+    }
+
+    // MARK: Invalidation
+
+    /// The URLs whose stored responses a response of `status` to an unsafe `method` on `url`
+    /// invalidates (RFC 9111, 4.4): the target's, and its `Location` and `Content-Location`
+    /// when they are of the same origin; none for a safe method or an error.
+    static func invalidatedURLs(method: String, url: URL, status: Int, fields: [String: String]) -> [URL] {
+        guard !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method), (200..<400).contains(status) else { return [] }
+        var urls = [url]
+        for name in ["Location", "Content-Location"] {
+            guard let value = CachedResponse.value(name, in: fields), let target = URL(string: value, relativeTo: url)?.absoluteURL,
+                  RedirectRule.origin(of: target) == RedirectRule.origin(of: url) else { continue }
+            urls.append(target)
+        }
+        return urls
+    }
+
+    /// The key a response to `url` is stored under: the URL without its fragment.
+    static func key(for url: URL) -> String {
+        let text = url.absoluteString
+        return text.firstIndex(of: "#").map { String(text[..<$0]) } ?? text
+    }
+}

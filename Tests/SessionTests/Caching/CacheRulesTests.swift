@@ -1,0 +1,282 @@
+@testable import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// HTTP caching's rules (RFC 9111, RFC 5861) and the cache policies, as pure functions of the
+/// request, the stored response and the time, without a server.
+final class CacheRulesTests: XCTestCase {
+    private let url = URL(string: "https://api.example.com/v1/items")!
+    /// The moment the stored responses arrived: Sun, 06 Nov 1994 08:49:37 GMT.
+    private let arrival = Date(timeIntervalSince1970: 784_111_777)
+    private let arrivalText = "Sun, 06 Nov 1994 08:49:37 GMT"
+
+    private func entry(_ fields: [String: String], status: Int = 200, dated: Bool = true) -> CachedResponse {
+        var fields = fields
+        if dated, fields["Date"] == nil { fields["Date"] = arrivalText }
+        return CachedResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", fields: fields, body: Data("stored".utf8),
+                              requestTime: arrival, responseTime: arrival, varying: [:])
+    }
+
+    private func request(_ fields: [String: String] = [:], policy: URLRequest.CachePolicy = .useProtocolCachePolicy, method: String = "GET") -> URLRequest {
+        var request = URLRequest(url: url, cachePolicy: policy)
+        request.httpMethod = method
+        for (name, value) in fields { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    private func response(_ status: Int = 200) -> HTTPURLResponse {
+        HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])!
+    }
+
+    private func later(_ seconds: TimeInterval) -> Date { arrival.addingTimeInterval(seconds) }
+
+    // MARK: Storing
+
+    func testAResponseWithExplicitFreshnessIsStorable() {
+        XCTAssertTrue(CacheRules.isStorable(response(), for: request(), fields: ["Cache-Control": "max-age=60"], shared: true))
+        XCTAssertTrue(CacheRules.isStorable(response(500), for: request(), fields: ["Expires": arrivalText], shared: true))
+    }
+
+    func testAHeuristicallyCacheableStatusIsStorableWithoutFreshness() {
+        XCTAssertTrue(CacheRules.isStorable(response(404), for: request(), fields: [:], shared: true))
+        XCTAssertFalse(CacheRules.isStorable(response(500), for: request(), fields: [:], shared: true))
+        XCTAssertFalse(CacheRules.isStorable(response(201), for: request(), fields: [:], shared: true))
+    }
+
+    func testNoStoreOnEitherSideIsNeverStored() {
+        XCTAssertFalse(CacheRules.isStorable(response(), for: request(), fields: ["Cache-Control": "no-store, max-age=60"], shared: false))
+        XCTAssertFalse(CacheRules.isStorable(response(), for: request(["Cache-Control": "no-store"]), fields: ["Cache-Control": "max-age=60"], shared: false))
+    }
+
+    func testAPrivateResponseIsStoredOnlyByAPrivateCache() {
+        XCTAssertFalse(CacheRules.isStorable(response(), for: request(), fields: ["Cache-Control": "private, max-age=60"], shared: true))
+        XCTAssertTrue(CacheRules.isStorable(response(), for: request(), fields: ["Cache-Control": "private, max-age=60"], shared: false))
+    }
+
+    func testASharedCacheStoresAResponseToAnAuthorizedRequestOnlyWhereTheResponseAllowsIt() {
+        let authorized = request(["Authorization": "Bearer t"])
+        XCTAssertFalse(CacheRules.isStorable(response(), for: authorized, fields: ["Cache-Control": "max-age=60"], shared: true))
+        for allowing in ["public, max-age=60", "s-maxage=60", "must-revalidate, max-age=60"] {
+            XCTAssertTrue(CacheRules.isStorable(response(), for: authorized, fields: ["Cache-Control": allowing], shared: true), allowing)
+        }
+        XCTAssertTrue(CacheRules.isStorable(response(), for: authorized, fields: ["Cache-Control": "max-age=60"], shared: false))
+    }
+
+    func testASharedCacheDoesNotStoreAResponseThatSetsCookies() {
+        let fields = ["Cache-Control": "max-age=60", "Set-Cookie": "session=1"]
+        XCTAssertFalse(CacheRules.isStorable(response(), for: request(), fields: fields, shared: true))
+        XCTAssertTrue(CacheRules.isStorable(response(), for: request(), fields: fields, shared: false))
+    }
+
+    func testVaryStarIsNeverStored() {
+        XCTAssertFalse(CacheRules.isStorable(response(), for: request(), fields: ["Cache-Control": "max-age=60", "Vary": "*"], shared: false))
+    }
+
+    func testOnlyPlainGetsTakePart() {
+        XCTAssertFalse(CacheRules.isCacheable(request(method: "POST")))
+        XCTAssertFalse(CacheRules.isCacheable(request(["If-None-Match": "\"a\""])))
+        XCTAssertFalse(CacheRules.isCacheable(request(["Range": "bytes=0-1"])))
+        XCTAssertTrue(CacheRules.isCacheable(request()))
+        XCTAssertFalse(CacheRules.isStorable(response(206), for: request(), fields: ["Cache-Control": "max-age=60"], shared: false))
+    }
+
+    // MARK: Freshness and age
+
+    func testSharedMaxAgeCountsInASharedCacheOnly() {
+        let stored = entry(["Cache-Control": "max-age=60, s-maxage=600"])
+        XCTAssertEqual(CacheRules.freshnessLifetime(of: stored, shared: true), 600)
+        XCTAssertEqual(CacheRules.freshnessLifetime(of: stored, shared: false), 60)
+    }
+
+    func testMaxAgeWinsOverExpires() {
+        XCTAssertEqual(CacheRules.freshnessLifetime(of: entry(["Cache-Control": "max-age=60", "Expires": "Sun, 06 Nov 1994 09:49:37 GMT"]), shared: true), 60)
+    }
+
+    func testExpiresCountsFromTheResponsesDate() {
+        XCTAssertEqual(CacheRules.freshnessLifetime(of: entry(["Expires": "Sun, 06 Nov 1994 09:49:37 GMT"]), shared: true), 3_600)
+    }
+
+    func testAnExpiresThatDoesNotReadIsAlreadyStale() {
+        XCTAssertEqual(CacheRules.freshnessLifetime(of: entry(["Expires": "0"]), shared: true), 0)
+    }
+
+    func testTheHeuristicIsATenthOfTheTimeSinceLastModifiedAtMostADay() {
+        XCTAssertEqual(CacheRules.freshnessLifetime(of: entry(["Last-Modified": "Sun, 06 Nov 1994 07:49:37 GMT"]), shared: true), 360)
+        XCTAssertEqual(CacheRules.freshnessLifetime(of: entry(["Last-Modified": "Sun, 06 Nov 1984 07:49:37 GMT"]), shared: true), 86_400)
+    }
+
+    func testNoHeuristicForAStatusThatIsNotHeuristicallyCacheable() {
+        XCTAssertEqual(CacheRules.freshnessLifetime(of: entry(["Last-Modified": "Sun, 06 Nov 1994 07:49:37 GMT"], status: 500), shared: true), 0)
+    }
+
+    func testTheAgeCountsTheAgeFieldTheExchangeAndTheTimeSinceArrival() {
+        var stored = entry(["Age": "100"])
+        stored.requestTime = arrival.addingTimeInterval(-2)
+        XCTAssertEqual(CacheRules.currentAge(of: stored, now: later(30)), 132)
+    }
+
+    func testADateInThePastAgesTheResponse() {
+        let stored = entry(["Date": "Sun, 06 Nov 1994 08:48:37 GMT"])
+        XCTAssertEqual(CacheRules.currentAge(of: stored, now: arrival), 60)
+    }
+
+    func testAnAgeThatIsNotANumberCountsAsNone() {
+        XCTAssertEqual(CacheRules.currentAge(of: entry(["Age": "old"]), now: arrival), 0)
+    }
+
+    // MARK: Deciding
+
+    func testAFreshResponseIsUsed() {
+        let stored = entry(["Cache-Control": "max-age=60"])
+        XCTAssertEqual(CacheRules.decision(for: request(), entry: stored, shared: true, now: later(59)), .use(stored))
+    }
+
+    func testAStaleResponseWithAValidatorIsValidated() {
+        let stored = entry(["Cache-Control": "max-age=60", "ETag": "\"v1\""])
+        XCTAssertEqual(CacheRules.decision(for: request(), entry: stored, shared: true, now: later(60)), .validate(stored))
+    }
+
+    func testAStaleResponseWithoutAValidatorIsFetchedAgain() {
+        XCTAssertEqual(CacheRules.decision(for: request(), entry: entry(["Cache-Control": "max-age=60"]), shared: true, now: later(61)), .fetch)
+    }
+
+    func testNoStoredResponseIsFetched() {
+        XCTAssertEqual(CacheRules.decision(for: request(), entry: nil, shared: true, now: arrival), .fetch)
+    }
+
+    func testNoCacheOnEitherSideValidatesAFreshResponse() {
+        let stored = entry(["Cache-Control": "max-age=60", "ETag": "\"v1\""])
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "no-cache"]), entry: stored, shared: true, now: arrival), .validate(stored))
+        XCTAssertEqual(CacheRules.decision(for: request(["Pragma": "no-cache"]), entry: stored, shared: true, now: arrival), .validate(stored))
+        let noCache = entry(["Cache-Control": "no-cache, max-age=60", "ETag": "\"v1\""])
+        XCTAssertEqual(CacheRules.decision(for: request(), entry: noCache, shared: true, now: arrival), .validate(noCache))
+    }
+
+    func testARequestsMaxAgeAndMinFreshNarrowFreshness() {
+        let stored = entry(["Cache-Control": "max-age=60", "ETag": "\"v1\""])
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "max-age=10"]), entry: stored, shared: true, now: later(20)), .validate(stored))
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "min-fresh=50"]), entry: stored, shared: true, now: later(20)), .validate(stored))
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "min-fresh=30"]), entry: stored, shared: true, now: later(20)), .use(stored))
+    }
+
+    func testMaxStaleAcceptsAStaleResponseUnlessItMustRevalidate() {
+        let stored = entry(["Cache-Control": "max-age=60", "ETag": "\"v1\""])
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "max-stale=30"]), entry: stored, shared: true, now: later(80)), .use(stored))
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "max-stale=30"]), entry: stored, shared: true, now: later(100)), .validate(stored))
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "max-stale"]), entry: stored, shared: true, now: later(10_000)), .use(stored))
+        let strict = entry(["Cache-Control": "max-age=60, must-revalidate", "ETag": "\"v1\""])
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "max-stale"]), entry: strict, shared: true, now: later(80)), .validate(strict))
+    }
+
+    func testProxyRevalidateBindsASharedCacheOnly() {
+        let stored = entry(["Cache-Control": "max-age=60, proxy-revalidate", "ETag": "\"v1\""])
+        let lenient = request(["Cache-Control": "max-stale"])
+        XCTAssertEqual(CacheRules.decision(for: lenient, entry: stored, shared: true, now: later(80)), .validate(stored))
+        XCTAssertEqual(CacheRules.decision(for: lenient, entry: stored, shared: false, now: later(80)), .use(stored))
+    }
+
+    func testOnlyIfCachedIsAnsweredByAUsableResponseOrNotAtAll() {
+        let stored = entry(["Cache-Control": "max-age=60", "ETag": "\"v1\""])
+        let onlyIfCached = request(["Cache-Control": "only-if-cached"])
+        XCTAssertEqual(CacheRules.decision(for: onlyIfCached, entry: stored, shared: true, now: later(10)), .use(stored))
+        XCTAssertEqual(CacheRules.decision(for: onlyIfCached, entry: stored, shared: true, now: later(100)), .unavailable)
+        XCTAssertEqual(CacheRules.decision(for: onlyIfCached, entry: nil, shared: true, now: arrival), .unavailable)
+    }
+
+    func testTheReloadPoliciesAlwaysFetch() {
+        let stored = entry(["Cache-Control": "max-age=60"])
+        for policy: URLRequest.CachePolicy in [.reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData] {
+            XCTAssertEqual(CacheRules.decision(for: request(policy: policy), entry: stored, shared: true, now: arrival), .fetch)
+        }
+    }
+
+    func testReturnCacheDataElseLoadUsesAnyStoredResponseElseFetches() {
+        let stale = entry(["Cache-Control": "no-cache, max-age=0"])
+        XCTAssertEqual(CacheRules.decision(for: request(policy: .returnCacheDataElseLoad), entry: stale, shared: true, now: later(1e6)), .use(stale))
+        XCTAssertEqual(CacheRules.decision(for: request(policy: .returnCacheDataElseLoad), entry: nil, shared: true, now: arrival), .fetch)
+    }
+
+    func testReturnCacheDataDontLoadUsesAnyStoredResponseElseIsUnavailable() {
+        let stale = entry(["Cache-Control": "max-age=0"])
+        XCTAssertEqual(CacheRules.decision(for: request(policy: .returnCacheDataDontLoad), entry: stale, shared: true, now: later(1e6)), .use(stale))
+        XCTAssertEqual(CacheRules.decision(for: request(policy: .returnCacheDataDontLoad), entry: nil, shared: true, now: arrival), .unavailable)
+    }
+
+    func testReloadRevalidatingValidatesEvenAFreshResponse() {
+        let stored = entry(["Cache-Control": "max-age=60", "Last-Modified": "Sun, 06 Nov 1994 07:49:37 GMT"])
+        XCTAssertEqual(CacheRules.decision(for: request(policy: .reloadRevalidatingCacheData), entry: stored, shared: true, now: arrival), .validate(stored))
+    }
+
+    func testStaleIfErrorAllowsAStaleResponseWithinItsWindow() {
+        let stored = entry(["Cache-Control": "max-age=60, stale-if-error=100"])
+        XCTAssertTrue(CacheRules.servesStaleOnError(stored, request: request(), shared: true, now: later(150)))
+        XCTAssertFalse(CacheRules.servesStaleOnError(stored, request: request(), shared: true, now: later(170)))
+        XCTAssertFalse(CacheRules.servesStaleOnError(entry(["Cache-Control": "max-age=60"]), request: request(), shared: true, now: later(61)))
+        XCTAssertTrue(CacheRules.servesStaleOnError(entry(["Cache-Control": "max-age=60"]), request: request(["Cache-Control": "stale-if-error=30"]),
+                                                    shared: true, now: later(61)))
+        XCTAssertFalse(CacheRules.servesStaleOnError(entry(["Cache-Control": "max-age=60, stale-if-error=100, must-revalidate"]), request: request(),
+                                                     shared: true, now: later(61)))
+    }
+
+    // MARK: Validating
+
+    func testTheConditionalRequestCarriesBothValidators() {
+        let stored = entry(["ETag": "\"v1\"", "Last-Modified": "Sun, 06 Nov 1994 07:49:37 GMT"])
+        let conditional = CacheRules.conditionalRequest(request(), validating: stored)
+        XCTAssertEqual(conditional.value(forHTTPHeaderField: "If-None-Match"), "\"v1\"")
+        XCTAssertEqual(conditional.value(forHTTPHeaderField: "If-Modified-Since"), "Sun, 06 Nov 1994 07:49:37 GMT")
+    }
+
+    func testANotModifiedUpdatesTheStoredFieldsButItsLengthAndTheConnectionsOwn() {
+        let stored = entry(["Cache-Control": "max-age=60", "ETag": "\"v1\"", "Content-Length": "6", "X-Old": "kept"])
+        let updated = CacheRules.updated(stored, with: ["cache-control": "max-age=600", "Content-Length": "0", "Connection": "close", "X-New": "added"],
+                                         requestTime: later(100), responseTime: later(101))
+        XCTAssertEqual(updated.value("Cache-Control"), "max-age=600")
+        XCTAssertEqual(updated.fields.keys.filter { $0.lowercased() == "cache-control" }.count, 1)
+        XCTAssertEqual(updated.value("Content-Length"), "6")
+        XCTAssertNil(updated.value("Connection"))
+        XCTAssertEqual(updated.value("X-New"), "added")
+        XCTAssertEqual(updated.value("X-Old"), "kept")
+        XCTAssertEqual(updated.body, stored.body)
+        XCTAssertEqual(updated.statusCode, 200)
+        XCTAssertEqual(updated.responseTime, later(101))
+    }
+
+    func testTheConnectionsOwnFieldsAreNotStored() {
+        XCTAssertEqual(CacheRules.storedFields(["Connection": "keep-alive", "Keep-Alive": "timeout=5", "Transfer-Encoding": "chunked", "ETag": "\"a\""]),
+                       ["ETag": "\"a\""])
+    }
+
+    // MARK: Vary
+
+    func testVaryRecordsTheRequestsValuesAndMatchesThemOnly() {
+        let varying = CacheRules.varying(["Vary": "Accept-Language, Accept"], request: request(["Accept-Language": " fr "]))
+        XCTAssertEqual(varying, ["accept-language": Optional("fr"), "accept": Optional<String>.none])
+        var stored = entry(["Cache-Control": "max-age=60"])
+        stored.varying = varying ?? [:]
+        XCTAssertTrue(CacheRules.matches(stored, request(["Accept-Language": "fr"])))
+        XCTAssertFalse(CacheRules.matches(stored, request(["Accept-Language": "de"])))
+        XCTAssertFalse(CacheRules.matches(stored, request(["Accept-Language": "fr", "Accept": "text/html"])))
+    }
+
+    // MARK: Invalidation
+
+    func testASuccessfulUnsafeRequestInvalidatesItsTargetAndSameOriginLocations() {
+        let urls = CacheRules.invalidatedURLs(method: "POST", url: url, status: 201,
+                                              fields: ["Location": "/v1/items/7", "Content-Location": "https://other.example.com/v1/items/7"])
+        XCTAssertEqual(urls, [url, URL(string: "https://api.example.com/v1/items/7")!])
+    }
+
+    func testASafeRequestOrAnErrorInvalidatesNothing() {
+        XCTAssertEqual(CacheRules.invalidatedURLs(method: "GET", url: url, status: 200, fields: [:]), [])
+        XCTAssertEqual(CacheRules.invalidatedURLs(method: "DELETE", url: url, status: 500, fields: [:]), [])
+        XCTAssertEqual(CacheRules.invalidatedURLs(method: "DELETE", url: url, status: 204, fields: [:]), [url])
+    }
+
+    func testTheKeyLeavesOutTheFragment() {
+        XCTAssertEqual(CacheRules.key(for: URL(string: "https://api.example.com/a?b=1#top")!), "https://api.example.com/a?b=1")
+    }
+}

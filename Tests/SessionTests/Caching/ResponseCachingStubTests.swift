@@ -1,0 +1,228 @@
+import AFNetworkingTesting
+import AFSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// A manager's tasks and its `ResponseCache`, answered by a stub (no socket): what is answered
+/// from the cache, validated or sent, what each cache policy does, what is stored and what an
+/// unsafe request invalidates. The rules alone are `CacheRulesTests`.
+final class ResponseCachingStubTests: XCTestCase {
+    private let base = URL(string: "https://api.example.com")!
+    private var itemURL: URL { base.appendingPathComponent("item") }
+
+    private func manager(_ stubs: StubTransport, cache: ResponseCache = ResponseCache()) -> URLSessionManager {
+        let manager = makeManager(stubs: stubs)
+        manager.responseCache = cache
+        return manager
+    }
+
+    private func get(_ manager: URLSessionManager, policy: URLRequest.CachePolicy = .useProtocolCachePolicy,
+                     fields: [String: String] = [:]) throws -> Completion {
+        var request = URLRequest(url: itemURL, cachePolicy: policy)
+        for (name, value) in fields { request.setValue(value, forHTTPHeaderField: name) }
+        return try run(request, on: manager)
+    }
+
+    private func reply(_ text: String, _ fields: [String: String]) -> StubReply {
+        .status(200, fields: fields.merging(["Content-Type": "text/plain"]) { first, _ in first }, body: Data(text.utf8))
+    }
+
+    func testAFreshResponseAnswersTheNextGetWithoutTheNetwork() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["Cache-Control": "max-age=3600"]), reply("second", [:])])
+        let manager = manager(stubs)
+        XCTAssertEqual(try get(manager).text, "first")
+        let cached = try get(manager)
+        XCTAssertEqual(cached.text, "first")
+        XCTAssertEqual(cached.status, 200)
+        XCTAssertEqual(cached.response?.value(forHTTPHeaderField: "Cache-Control"), "max-age=3600")
+        XCTAssertEqual(stubs.requests.count, 1)
+    }
+
+    func testAResponseValidatedByANotModifiedIsTheStoredBodyWithItsStatus() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["If-None-Match": "\"v1\""]).reply(.status(304, fields: ["ETag": "\"v1\""]))
+        stubs.on("GET", "/item").reply(reply("first", ["ETag": "\"v1\"", "Cache-Control": "no-cache"]))
+        let manager = manager(stubs)
+        XCTAssertEqual(try get(manager).text, "first")
+        let revalidated = try get(manager)
+        XCTAssertNil(revalidated.error)
+        XCTAssertEqual(revalidated.status, 200)
+        XCTAssertEqual(revalidated.text, "first")
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\""])
+    }
+
+    func testALastModifiedResponseIsValidatedWithIfModifiedSince() throws {
+        let stubs = StubTransport(baseURL: base)
+        let lastModified = "Sun, 06 Nov 1994 08:49:37 GMT"
+        stubs.on("GET", "/item", headers: ["If-Modified-Since": lastModified]).reply(.status(304))
+        stubs.on("GET", "/item").reply(reply("first", ["Last-Modified": lastModified, "Cache-Control": "max-age=0"]))
+        let manager = manager(stubs)
+        _ = try get(manager)
+        XCTAssertEqual(try get(manager).text, "first")
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "If-Modified-Since") }, [nil, lastModified])
+    }
+
+    func testANotModifiedRenewsTheStoredResponsesFreshness() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["If-None-Match": "\"v1\""]).reply(.status(304, fields: ["Cache-Control": "max-age=3600"]))
+        stubs.on("GET", "/item").reply(reply("first", ["ETag": "\"v1\"", "Cache-Control": "max-age=0"]))
+        let manager = manager(stubs)
+        _ = try get(manager)
+        _ = try get(manager)
+        let third = try get(manager)
+        XCTAssertEqual(third.text, "first")
+        XCTAssertEqual(third.response?.value(forHTTPHeaderField: "Cache-Control"), "max-age=3600")
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    func testAChangedResourceReplacesTheStoredResponse() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["ETag": "\"v1\"", "Cache-Control": "max-age=0"]),
+                                          reply("second", ["ETag": "\"v2\"", "Cache-Control": "max-age=3600"])])
+        let manager = manager(stubs)
+        _ = try get(manager)
+        XCTAssertEqual(try get(manager).text, "second")
+        XCTAssertEqual(try get(manager).text, "second")
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    func testANoStoreResponseIsNotKept() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "no-store, max-age=3600"]))
+        let manager = manager(stubs)
+        _ = try get(manager)
+        _ = try get(manager)
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    func testASuccessfulPostInvalidatesTheStoredResponse() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "max-age=3600"]))
+        stubs.on("POST", "/item").reply(.status(204))
+        let manager = manager(stubs)
+        _ = try get(manager)
+        _ = try run(URLRequest("POST", itemURL, body: "change"), on: manager)
+        _ = try get(manager)
+        XCTAssertEqual(stubs.requests.map(\.method), ["GET", "POST", "GET"])
+    }
+
+    func testReturnCacheDataDontLoadWithNothingStoredFailsAsUnavailableWithoutSending() throws {
+        let stubs = StubTransport(baseURL: base)
+        let completion = try get(manager(stubs), policy: .returnCacheDataDontLoad)
+        XCTAssertEqual((completion.error as? URLError)?.code, .resourceUnavailable)
+        XCTAssertEqual((completion.error as? URLError)?.failingURL, itemURL)
+        XCTAssertEqual(stubs.requests.count, 0)
+    }
+
+    func testOnlyIfCachedWithNothingStoredFailsAsUnavailable() throws {
+        let stubs = StubTransport(baseURL: base)
+        let completion = try get(manager(stubs), fields: ["Cache-Control": "only-if-cached"])
+        XCTAssertEqual((completion.error as? URLError)?.code, .resourceUnavailable)
+        XCTAssertEqual(stubs.requests.count, 0)
+    }
+
+    func testReturnCacheDataElseLoadTakesAStaleResponse() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["Cache-Control": "max-age=0"]), reply("second", [:])])
+        let manager = manager(stubs)
+        _ = try get(manager)
+        XCTAssertEqual(try get(manager, policy: .returnCacheDataElseLoad).text, "first")
+        XCTAssertEqual(stubs.requests.count, 1)
+    }
+
+    func testReloadIgnoringLocalCacheDataSendsAndStoresTheNewResponse() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["Cache-Control": "max-age=3600"]), reply("second", ["Cache-Control": "max-age=3600"])])
+        let manager = manager(stubs)
+        _ = try get(manager)
+        XCTAssertEqual(try get(manager, policy: .reloadIgnoringLocalCacheData).text, "second")
+        XCTAssertEqual(try get(manager).text, "second")
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    func testASharedCacheKeepsNoPrivateResponseButAPrivateCacheDoes() throws {
+        for (shared, sent) in [(true, 2), (false, 1)] {
+            let stubs = StubTransport(baseURL: base)
+            stubs.on("GET", "/item").reply(reply("mine", ["Cache-Control": "private, max-age=3600"]))
+            let manager = manager(stubs, cache: ResponseCache(isShared: shared))
+            _ = try get(manager)
+            _ = try get(manager)
+            XCTAssertEqual(stubs.requests.count, sent, "shared: \(shared)")
+        }
+    }
+
+    func testASharedCacheDoesNotAnswerAnotherAuthorizedRequestWithAResponseThatDoesNotAllowIt() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("for alice", ["Cache-Control": "max-age=3600"]))
+        let manager = manager(stubs)
+        _ = try get(manager, fields: ["Authorization": "Bearer alice"])
+        _ = try get(manager, fields: ["Authorization": "Bearer bob"])
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, ["Bearer alice", "Bearer bob"])
+    }
+
+    func testVaryKeepsOneResponsePerValue() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["Accept-Language": "fr"]).reply(reply("bonjour", ["Cache-Control": "max-age=3600", "Vary": "Accept-Language"]))
+        stubs.on("GET", "/item").reply(reply("hello", ["Cache-Control": "max-age=3600", "Vary": "Accept-Language"]))
+        let manager = manager(stubs)
+        XCTAssertEqual(try get(manager, fields: ["Accept-Language": "fr"]).text, "bonjour")
+        XCTAssertEqual(try get(manager, fields: ["Accept-Language": "en"]).text, "hello")
+        XCTAssertEqual(try get(manager, fields: ["Accept-Language": "fr"]).text, "bonjour")
+        XCTAssertEqual(try get(manager, fields: ["Accept-Language": "en"]).text, "hello")
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    func testAStaleResponseStandsInForAServerErrorWithinStaleIfError() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["ETag": "\"v1\"", "Cache-Control": "max-age=0, stale-if-error=3600"]),
+                                          .status(503, body: Data("down".utf8))])
+        let manager = manager(stubs)
+        _ = try get(manager)
+        let answer = try get(manager)
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.text, "first")
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    func testAStaleResponseStandsInForAFailedValidationWithinStaleIfError() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["ETag": "\"v1\"", "Cache-Control": "max-age=0, stale-if-error=3600"]),
+                                          .failure(.cannotConnectToHost)])
+        let manager = manager(stubs)
+        _ = try get(manager)
+        let answer = try get(manager)
+        XCTAssertNil(answer.error)
+        XCTAssertEqual(answer.text, "first")
+    }
+
+    func testWithoutStaleIfErrorAFailedValidationFails() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["ETag": "\"v1\"", "Cache-Control": "max-age=0"]), .failure(.cannotConnectToHost)])
+        let manager = manager(stubs)
+        _ = try get(manager)
+        XCTAssertEqual((try get(manager).error as? URLError)?.code, .cannotConnectToHost)
+    }
+
+    func testAResponseReachedThroughARedirectIsNotStored() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(.redirect(to: "/moved"))
+        stubs.on("GET", "/moved").reply(reply("moved", ["Cache-Control": "max-age=3600"]))
+        let manager = manager(stubs)
+        _ = try get(manager)
+        _ = try get(manager)
+        XCTAssertEqual(stubs.requests.map { $0.url?.path }, ["/item", "/moved", "/item", "/moved"])
+    }
+
+    func testAManagerWithoutACacheSendsEveryRequest() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "max-age=3600"]))
+        let manager = makeManager(stubs: stubs)
+        _ = try get(manager)
+        _ = try get(manager)
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+}
