@@ -14,110 +14,175 @@ extension TaskDelegate {
     /// What the task does with the cache.
     enum CacheUse {
         /// Nothing: no cache, or a request it leaves alone (another method than GET, the
-        /// caller's own validators or range, a stream or a download).
+        /// caller's own validators or range, a stream or a download), or a redirect was followed.
         case none
-        /// Sent as it is at `requestTime`; its response may be stored.
-        case fetching(requestTime: Date)
+        /// Sent as it is at `requestTime`; its response may be stored. `fallback`: the stored
+        /// response that may stand in for a failure (`stale-if-error`).
+        case fetching(requestTime: Date, fallback: CachedResponse?)
         /// Sent at `requestTime` with the validators of the stored `entry`.
         case validating(CachedResponse, requestTime: Date)
         /// Answered from the cache; `store`, the stored response a `304` updated.
         case answered(store: CachedResponse?)
+
+        /// The stored response that may stand in for a failure of the request sent.
+        var fallback: CachedResponse? {
+            switch self {
+            case .fetching(_, let fallback): fallback
+            case .validating(let entry, _): entry
+            case .none, .answered: nil
+            }
+        }
     }
 
     /// The request the task's transfer sends, once the cache was asked: `request`, or with the
     /// stored response's validators; `nil` when the cache answers the task (on `transport`'s
     /// queue, where its transfer would have).
     func requestAfterCache(_ request: URLRequest, on transport: CurlTransport) -> URLRequest? {
-        guard let cache = settings.cache, kind == .data, !streamsBody, CacheRules.isCacheable(request) else { return request }
+        guard let cache = settings.cache else { return request }
+        guard kind == .data, !streamsBody, CacheRules.isCacheable(request) else {
+            // Answered by the cache alone, which this request does not use: never sent.
+            let cacheOnly = request.cachePolicy == .returnCacheDataDontLoad
+                || CacheControl(request.value(forHTTPHeaderField: "Cache-Control")).onlyIfCached
+            return cacheOnly ? unavailable(request, on: transport) : request
+        }
         let now = Date()
-        switch CacheRules.decision(for: request, entry: cache.entry(for: request), shared: cache.isShared, now: now) {
+        let entry = cache.entry(for: request)
+        switch CacheRules.decision(for: request, entry: entry, shared: cache.isShared, now: now) {
         case .use(let entry):
+            // A stored body past this task's own limit is fetched under the limit instead.
+            if let limit = settings.limits.sizeLimit(isDownload: false), Int64(entry.body.count) > limit.bytes {
+                state.withLock { $0.cacheUse = .fetching(requestTime: now, fallback: nil) }
+                return request
+            }
             state.withLock { $0.cacheUse = .answered(store: nil) }
-            transport.async { self.answer(with: entry) }
+            transport.async { self.answer(with: entry, age: CacheRules.currentAge(of: entry, now: now)) }
             return nil
         case .unavailable:
-            state.withLock { $0.cacheUse = .answered(store: nil) }
-            var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "No stored response answers the request, which may only be answered from the cache."]
-            userInfo[NSURLErrorFailingURLErrorKey] = request.url
-            let error = URLError(.resourceUnavailable, userInfo: userInfo)
-            transport.async { self.transferDidComplete(with: error) }
-            return nil
+            return unavailable(request, on: transport)
         case .validate(let entry):
             state.withLock { $0.cacheUse = .validating(entry, requestTime: now) }
             return CacheRules.conditionalRequest(request, validating: entry)
         case .fetch:
-            state.withLock { $0.cacheUse = .fetching(requestTime: now) }
+            state.withLock { $0.cacheUse = .fetching(requestTime: now, fallback: entry) }
             return request
         }
     }
 
-    /// Answers the task with the stored `entry`, as a transfer would: its response, its body,
-    /// the end.
-    private func answer(with entry: CachedResponse) {
-        if let response = entry.response {
+    /// Fails the task, on `transport`'s queue, for want of a stored response that may answer
+    /// it (`returnCacheDataDontLoad`, `only-if-cached`): `URLError.resourceUnavailable`.
+    private func unavailable(_ request: URLRequest, on transport: CurlTransport) -> URLRequest? {
+        state.withLock { $0.cacheUse = .answered(store: nil) }
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "No stored response answers the request, which may only be answered from the cache."]
+        userInfo[NSURLErrorFailingURLErrorKey] = request.url
+        let error = URLError(.resourceUnavailable, userInfo: userInfo)
+        transport.async { self.transferDidComplete(with: error) }
+        return nil
+    }
+
+    /// Answers the task with the stored `entry`, as a transfer would: its response (with its
+    /// `Age`, RFC 9111, 5.1, when `age` is given), its body, the end; only the end for a task
+    /// cancelled meanwhile.
+    private func answer(with entry: CachedResponse, age: TimeInterval?) {
+        var entry = entry
+        if let age {
+            if let name = entry.fields.keys.first(where: { HTTPToken.equalIgnoringASCIICase($0.utf8, "age".utf8) }) { entry.fields[name] = nil }
+            entry.fields["Age"] = String(Int(min(age, TimeInterval(CacheControl.maximumDeltaSeconds))))
+        }
+        let cancelled = (task as? ManagedDataTask)?.cancellationError != nil
+        if !cancelled, let response = entry.response {
             transferDidReceive(response)
             entry.body.withUnsafeBytes { transferDidReceive($0) }
         }
-        transferDidComplete(with: entry.response == nil ? URLError(.cannotParseResponse) : nil)
+        transferDidComplete(with: cancelled || entry.response != nil ? nil : URLError(.cannotParseResponse))
     }
 
-    /// The stored response the task takes in place of `response`, which answered its
-    /// validation: updated by a `304`, or as it was in place of a 5xx it may stand in for
-    /// (`stale-if-error`); `nil` to take `response`. The transfer's own body is then dropped.
+    /// The stored response the task takes in place of `response`, which answered its request:
+    /// updated by a `304` to its validation, or as it was in place of a 500, 502, 503 or 504 it
+    /// may stand in for (`stale-if-error`); `nil` to take `response`. The transfer's own body
+    /// is then dropped.
     func storedAnswer(to response: HTTPURLResponse) -> CachedResponse? {
         state.withLock { state -> CachedResponse? in
-            guard case .validating(let entry, let requestTime) = state.cacheUse, let cache = state.settings.cache,
-                  let request = task.originalRequest else { return nil }
-            if response.statusCode == 304 {
-                let updated = CacheRules.updated(entry, with: Self.fields(of: response), requestTime: requestTime, responseTime: Date())
+            guard let cache = state.settings.cache, let fallback = state.cacheUse.fallback, let request = task.originalRequest else { return nil }
+            if response.statusCode == 304, case .validating(let entry, let requestTime) = state.cacheUse {
+                let fields = Self.fields(of: response)
+                guard response.url == entry.url, CacheRules.notModifiedMatches(entry, fields: fields) else { return nil }
+                let updated = CacheRules.updated(entry, with: fields, requestTime: requestTime, responseTime: Date())
                 state.cacheUse = .answered(store: updated)
                 return updated
             }
-            guard response.statusCode >= 500, CacheRules.servesStaleOnError(entry, request: request, shared: cache.isShared, now: Date()) else { return nil }
+            guard CacheRules.staleIfErrorStatuses.contains(response.statusCode),
+                  CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: Date()) else { return nil }
             state.cacheUse = .answered(store: nil)
-            return entry
+            return fallback
         }
     }
 
     /// Answers the task with the stored response in place of the transfer's failure `error`,
-    /// when it failed validating one before any response, and the response may stand in for
-    /// a failure (`stale-if-error`). Returns whether it did.
+    /// when it failed before any response and the stored response may stand in for a failure
+    /// (`stale-if-error`). Returns whether it did.
     func answerStaleOnFailure(_ error: (any Error)?) -> Bool {
         guard let failure = error as? URLError, failure.code != .cancelled else { return false }
         let stale: CachedResponse? = state.withLock { state in
-            guard case .validating(let entry, _) = state.cacheUse, let cache = state.settings.cache, state.response == nil,
+            guard let fallback = state.cacheUse.fallback, let cache = state.settings.cache, state.response == nil,
                   let request = task.originalRequest,
-                  CacheRules.servesStaleOnError(entry, request: request, shared: cache.isShared, now: Date()) else { return nil }
+                  CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: Date()) else { return nil }
             state.cacheUse = .answered(store: nil)
-            return entry
+            return fallback
         }
         guard let stale else { return false }
-        answer(with: stale)
+        answer(with: stale, age: CacheRules.currentAge(of: stale, now: Date()))
         return true
+    }
+
+    /// A redirect is followed with `request`: the task leaves the cache (a response reached
+    /// through a redirect is not stored), and validators the cache added do not go to the
+    /// redirect's target.
+    func leaveCache(redirectingWith request: URLRequest) -> URLRequest {
+        let validating: Bool = state.withLock { state in
+            guard state.settings.cache != nil else { return false }
+            defer { state.cacheUse = .none }
+            if case .validating = state.cacheUse { return true }
+            return false
+        }
+        guard validating else { return request }
+        var next = request
+        next.setValue(nil, forHTTPHeaderField: "If-None-Match")
+        next.setValue(nil, forHTTPHeaderField: "If-Modified-Since")
+        return next
+    }
+
+    /// The request sent carried credentials the task's own request did not (an interceptor's
+    /// `Authorization`, a Basic answer): the response is one user's.
+    func sentCredentials() {
+        state.withLock { $0.sentCredentials = true }
     }
 
     /// Tells the cache what the completed task received: an unsafe request's success
     /// invalidates what it changed; a response from the network that may be stored is, with
-    /// its body, unless a redirect led to it; a stored response a `304` updated is kept.
+    /// its body, unless a redirect led to it; a stored response a `304` updated is kept while
+    /// it may still be stored.
     func recordInCache(_ snapshot: State, response: HTTPURLResponse?, error: (any Error)?) {
         guard let cache = snapshot.settings.cache, let response, let request = task.originalRequest, let url = request.url else { return }
         let fields = Self.fields(of: response)
         cache.invalidate(CacheRules.invalidatedURLs(method: request.httpMethod ?? "GET", url: url, status: response.statusCode, fields: fields))
         guard error == nil else { return }
-        let requestTime: Date
+        let credentialed = snapshot.sentCredentials || CacheRules.carriesCredentials(request)
+        let storable = { (status: Int, fields: [String: String]) in
+            CacheRules.isStorable(status: status, for: request, fields: fields, shared: cache.isShared, credentialed: credentialed)
+        }
         switch snapshot.cacheUse {
-        case .answered(let updated?):
-            return cache.store(updated)
-        case .fetching(let time), .validating(_, let time):
-            requestTime = time
+        case .answered(var updated?):
+            guard storable(updated.statusCode, updated.fields) else { return cache.invalidate([url]) }
+            updated.storedWithCredentials = updated.storedWithCredentials || credentialed
+            cache.store(updated)
+        case .fetching(let requestTime, _), .validating(_, let requestTime):
+            guard response.url == url, storable(response.statusCode, fields), let varying = CacheRules.varying(fields, request: request) else { return }
+            cache.store(CachedResponse(
+                url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", fields: CacheRules.storedFields(fields), body: snapshot.data,
+                requestTime: requestTime, responseTime: snapshot.responseStart ?? Date(), varying: varying, storedWithCredentials: credentialed))
         case .none, .answered(nil):
             return
         }
-        guard response.url == url, CacheRules.isStorable(response, for: request, fields: fields, shared: cache.isShared),
-              let varying = CacheRules.varying(fields, request: request) else { return }
-        cache.store(CachedResponse(
-            url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", fields: CacheRules.storedFields(fields), body: snapshot.data,
-            requestTime: requestTime, responseTime: snapshot.responseStart ?? Date(), varying: varying))
     }
 
     /// The fields of `response` by name.

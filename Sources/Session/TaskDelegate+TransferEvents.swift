@@ -78,9 +78,11 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest, resendsBody: Bool) -> URLRequest? {
-        let next = manager?.redirection(of: task, delegate: self, in: session, response: response, to: request, resendsBody: resendsBody)
-        if let next { (task as? ManagedDataTask)?.willSend(next) }
-        return next
+        guard let next = manager?.redirection(of: task, delegate: self, in: session, response: response, to: request, resendsBody: resendsBody)
+        else { return nil }
+        let sent = leaveCache(redirectingWith: next)
+        (task as? ManagedDataTask)?.willSend(sent)
+        return sent
     }
 
     func transfer(requestForAttempt attempt: Int, from request: URLRequest) -> URLRequest {
@@ -104,6 +106,7 @@ extension TaskDelegate: TransferEvents {
             sender: AnsweredByReturnValue())
         let (disposition, credential) = manager.answer(to: challenge, of: task, delegate: self, in: session)
         guard disposition == .useCredential, let user = credential?.user, let password = credential?.password else { return nil }
+        sentCredentials()
         return Self.authenticated(request, user: user, password: password)
     }
 
@@ -119,6 +122,7 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transfer(willSend request: URLRequest, attempt: Int) {
+        if settings.cache != nil, CacheRules.carriesCredentials(request) { sentCredentials() }
         monitors.notify { [task] in $0.task(task, willSend: request, attempt: attempt) }
     }
 
@@ -143,7 +147,7 @@ extension TaskDelegate: TransferEvents {
         let settings = settings
         return TransferOptions(
             limits: settings.limits, isDownload: kind == .download || streamsBody, totalTimeout: settings.totalTimeout,
-            clientIdentity: settings.clientIdentity, interceptor: settings.interceptor, reportsAttempts: !monitors.isEmpty, readsThroughWindow: streamsBody)
+            clientIdentity: settings.clientIdentity, interceptor: settings.interceptor, reportsAttempts: !monitors.isEmpty || settings.cache != nil, readsThroughWindow: streamsBody)
     }
 
     /// The `realm` parameter of a Basic challenge: a quoted string up to its closing quote

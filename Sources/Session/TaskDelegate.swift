@@ -102,6 +102,8 @@ final class TaskDelegate: @unchecked Sendable {
         var cacheUse = CacheUse.none
         /// The transfer's body is not the task's: the cache answered in its place.
         var discardsBody = false
+        /// A request sent carried credentials the task's own request did not.
+        var sentCredentials = false
 
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {

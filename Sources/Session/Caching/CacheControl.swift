@@ -75,6 +75,9 @@ struct CacheControl: Equatable {
         return value
     }
 
+    /// Directives that only ever restrict what a cache does.
+    private static let restrictiveNames: Set<String> = ["no-store", "no-cache", "private", "must-revalidate", "proxy-revalidate"]
+
     /// The directives of a field value, names lower-cased: elements separated by commas outside
     /// quoted strings, each a token with an optional `=` and a token or quoted-string argument.
     static func directives(of bytes: [UInt8]) -> [(name: String, argument: String?)] {
@@ -119,12 +122,18 @@ struct CacheControl: Equatable {
                 }
                 while index < bytes.count, isSpace(bytes[index]) { index += 1 }
             }
-            // Anything else before the next comma makes the element something other than a directive.
+            // Anything else before the next comma makes the element something other than a
+            // directive; but one naming a restrictive directive still restricts (`private
+            // max-age=60`, a comma missing, stays private).
             if index < bytes.count, bytes[index] != UInt8(ascii: ",") {
                 valid = false
                 while index < bytes.count, bytes[index] != UInt8(ascii: ",") { index += 1 }
             }
-            if valid { result.append((name, argument)) }
+            if valid {
+                result.append((name, argument))
+            } else if restrictiveNames.contains(name) {
+                result.append((name, nil))
+            }
         }
         return result
     }

@@ -46,22 +46,27 @@ enum CacheRules {
         (request.httpMethod ?? "GET") == "GET" && callerConditionalFields.allSatisfy { request.value(forHTTPHeaderField: $0) == nil }
     }
 
-    /// Whether the complete `response` to `request` may be stored (RFC 9111, 3; 3.5 for a
-    /// shared cache). A shared cache also stores no response that sets cookies: another user's
-    /// request would get them.
-    static func isStorable(_ response: HTTPURLResponse, for request: URLRequest, fields: [String: String], shared: Bool) -> Bool {
-        guard isCacheable(request), response.statusCode >= 200, response.statusCode != 206, response.statusCode != 304 else { return false }
+    /// Whether `request` carries a user's credentials: `Authorization`, or `Cookie` (a shared
+    /// cache treats a response to cookies as one user's too).
+    static func carriesCredentials(_ request: URLRequest) -> Bool {
+        request.value(forHTTPHeaderField: "Authorization") != nil || request.value(forHTTPHeaderField: "Cookie") != nil
+    }
+
+    /// Whether the complete response of `status` and `fields` to `request` may be stored (RFC
+    /// 9111, 3; 3.5 for a shared cache, where `credentialed` says whether what was sent carried
+    /// credentials, `carriesCredentials` or added on the way). A shared cache also stores no
+    /// response that sets cookies: another user's request would get them.
+    static func isStorable(status: Int, for request: URLRequest, fields: [String: String], shared: Bool, credentialed: Bool) -> Bool {
+        guard isCacheable(request), status >= 200, status != 206, status != 304 else { return false }
         let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
         let control = CacheControl(CachedResponse.value("Cache-Control", in: fields))
         guard !requestControl.noStore, !control.noStore, varying(fields, request: request) != nil else { return false }
         if shared {
             guard !control.isPrivate, CachedResponse.value("Set-Cookie", in: fields) == nil else { return false }
-            if request.value(forHTTPHeaderField: "Authorization") != nil, !(control.mustRevalidate || control.isPublic || control.sharedMaxAge != nil) {
-                return false
-            }
+            if credentialed, !(control.mustRevalidate || control.isPublic || control.sharedMaxAge != nil) { return false }
         }
         let explicit = control.maxAge != nil || (shared && control.sharedMaxAge != nil) || CachedResponse.value("Expires", in: fields) != nil
-        return explicit || control.isPublic || (!shared && control.isPrivate) || heuristicallyCacheable.contains(response.statusCode)
+        return explicit || control.isPublic || (!shared && control.isPrivate) || heuristicallyCacheable.contains(status)
     }
 
     /// The request's values of the fields `fields`' `Vary` names, by lower-cased name (RFC
@@ -138,15 +143,21 @@ enum CacheRules {
     /// - `returnCacheDataElseLoad`: the stored response whatever its age, else sent.
     /// - `returnCacheDataDontLoad`: the stored response whatever its age, else `unavailable`.
     /// - `reloadRevalidatingCacheData`: validated when it can be, else sent.
+    ///
+    /// In a shared cache, a response stored for a request with credentials (RFC 9111, 3.5) is
+    /// used by the two `returnCacheData` policies only as the rules allow.
     static func decision(for request: URLRequest, entry: CachedResponse?, shared: Bool, now: Date) -> Decision {
-        let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
+        var requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
+        let anyAge = entry.map { !(shared && $0.storedWithCredentials) } ?? true
         switch request.cachePolicy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
             return .fetch
-        case .returnCacheDataElseLoad:
+        case .returnCacheDataElseLoad where anyAge:
             return entry.map { .use($0) } ?? .fetch
-        case .returnCacheDataDontLoad:
+        case .returnCacheDataDontLoad where anyAge:
             return entry.map { .use($0) } ?? .unavailable
+        case .returnCacheDataDontLoad:
+            requestControl.onlyIfCached = true
         default:
             break
         }
@@ -173,8 +184,12 @@ enum CacheRules {
         return maxStale == Int.max || age - lifetime <= TimeInterval(maxStale)
     }
 
-    /// Whether a stale `entry` may answer in place of a failure or a 5xx response (RFC 5861's
-    /// `stale-if-error`, from the response's or the request's `Cache-Control`).
+    /// The server errors a stale response may stand in for (RFC 5861, 4).
+    static let staleIfErrorStatuses: Set<Int> = [500, 502, 503, 504]
+
+    /// Whether a stale `entry` may answer in place of a failure or a 500, 502, 503 or 504
+    /// response (RFC 5861's `stale-if-error`, from the response's or the request's
+    /// `Cache-Control`).
     static func servesStaleOnError(_ entry: CachedResponse, request: URLRequest, shared: Bool, now: Date) -> Bool {
         let control = CacheControl(entry.value("Cache-Control"))
         let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
@@ -192,6 +207,13 @@ enum CacheRules {
         if let tag = entry.value("ETag") { conditional.setValue(tag, forHTTPHeaderField: "If-None-Match") }
         if let lastModified = entry.value("Last-Modified") { conditional.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
         return conditional
+    }
+
+    /// Whether a `304` with `fields` is about `entry` (RFC 9111, 4.3.4): it names no strong
+    /// `ETag` other than the stored one.
+    static func notModifiedMatches(_ entry: CachedResponse, fields: [String: String]) -> Bool {
+        guard let tag = CachedResponse.value("ETag", in: fields), !tag.hasPrefix("W/") else { return true }
+        return entry.value("ETag") == tag
     }
 
     /// `entry` updated by the `304` `fields` that validated it (RFC 9111, 4.3.4 and 3.2): each

@@ -21,6 +21,10 @@ struct CachedResponse: Sendable, Equatable {
     /// The request's values of the fields the response's `Vary` names, by lower-cased name;
     /// `nil` for a field the request did not have.
     var varying: [String: String?]
+    /// Whether the request it answered carried credentials (`Authorization`, `Cookie`, or a
+    /// Basic answer or an interceptor's): a shared cache then hands it to another request only
+    /// under RFC 9111's own rules, whatever the cache policy.
+    var storedWithCredentials = false
 
     /// The value of the field `name`, in any case; `nil` when absent.
     func value(_ name: String) -> String? {

@@ -56,9 +56,21 @@ final class CacheControlTests: XCTestCase {
         XCTAssertTrue(control.noStore)
     }
 
-    func testADirectiveFollowedByACombiningMarkIsNotThatDirective() {
-        XCTAssertFalse(CacheControl("no-store\u{301}").noStore)
-        XCTAssertFalse(CacheControl("no-\u{301}store").noStore)
+    func testARestrictiveDirectiveInAMalformedElementStillRestricts() {
+        XCTAssertTrue(CacheControl("private max-age=600").isPrivate)
+        XCTAssertNil(CacheControl("private max-age=600").maxAge)
+        XCTAssertTrue(CacheControl("no-store junk").noStore)
+    }
+
+    func testAPermissiveDirectiveFollowedByACombiningMarkIsNotThatDirective() {
+        XCTAssertFalse(CacheControl("public\u{301}").isPublic)
+        XCTAssertNil(CacheControl("max-age\u{301}=60").maxAge)
+        XCTAssertNil(CacheControl("s-maxage=6\u{301}0").sharedMaxAge)
+    }
+
+    func testARestrictiveDirectiveFollowedByACombiningMarkStillRestricts() {
+        XCTAssertTrue(CacheControl("no-store\u{301}").noStore)
+        XCTAssertTrue(CacheControl("private\u{301}, max-age=60").isPrivate)
     }
 
     func testNoValueHasNoDirectives() {

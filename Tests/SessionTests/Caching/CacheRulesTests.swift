@@ -27,8 +27,10 @@ final class CacheRulesTests: XCTestCase {
         return request
     }
 
-    private func response(_ status: Int = 200) -> HTTPURLResponse {
-        HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])!
+    /// Whether a response of `status` and `fields` to `request` may be stored, credentials
+    /// being what the request carries.
+    private func storable(_ status: Int, _ request: URLRequest, fields: [String: String], shared: Bool) -> Bool {
+        CacheRules.isStorable(status: status, for: request, fields: fields, shared: shared, credentialed: CacheRules.carriesCredentials(request))
     }
 
     private func later(_ seconds: TimeInterval) -> Date { arrival.addingTimeInterval(seconds) }
@@ -36,43 +38,52 @@ final class CacheRulesTests: XCTestCase {
     // MARK: Storing
 
     func testAResponseWithExplicitFreshnessIsStorable() {
-        XCTAssertTrue(CacheRules.isStorable(response(), for: request(), fields: ["Cache-Control": "max-age=60"], shared: true))
-        XCTAssertTrue(CacheRules.isStorable(response(500), for: request(), fields: ["Expires": arrivalText], shared: true))
+        XCTAssertTrue(storable(200, request(), fields: ["Cache-Control": "max-age=60"], shared: true))
+        XCTAssertTrue(storable(500, request(), fields: ["Expires": arrivalText], shared: true))
     }
 
     func testAHeuristicallyCacheableStatusIsStorableWithoutFreshness() {
-        XCTAssertTrue(CacheRules.isStorable(response(404), for: request(), fields: [:], shared: true))
-        XCTAssertFalse(CacheRules.isStorable(response(500), for: request(), fields: [:], shared: true))
-        XCTAssertFalse(CacheRules.isStorable(response(201), for: request(), fields: [:], shared: true))
+        XCTAssertTrue(storable(404, request(), fields: [:], shared: true))
+        XCTAssertFalse(storable(500, request(), fields: [:], shared: true))
+        XCTAssertFalse(storable(201, request(), fields: [:], shared: true))
     }
 
     func testNoStoreOnEitherSideIsNeverStored() {
-        XCTAssertFalse(CacheRules.isStorable(response(), for: request(), fields: ["Cache-Control": "no-store, max-age=60"], shared: false))
-        XCTAssertFalse(CacheRules.isStorable(response(), for: request(["Cache-Control": "no-store"]), fields: ["Cache-Control": "max-age=60"], shared: false))
+        XCTAssertFalse(storable(200, request(), fields: ["Cache-Control": "no-store, max-age=60"], shared: false))
+        XCTAssertFalse(storable(200, request(["Cache-Control": "no-store"]), fields: ["Cache-Control": "max-age=60"], shared: false))
     }
 
     func testAPrivateResponseIsStoredOnlyByAPrivateCache() {
-        XCTAssertFalse(CacheRules.isStorable(response(), for: request(), fields: ["Cache-Control": "private, max-age=60"], shared: true))
-        XCTAssertTrue(CacheRules.isStorable(response(), for: request(), fields: ["Cache-Control": "private, max-age=60"], shared: false))
+        XCTAssertFalse(storable(200, request(), fields: ["Cache-Control": "private, max-age=60"], shared: true))
+        XCTAssertTrue(storable(200, request(), fields: ["Cache-Control": "private, max-age=60"], shared: false))
     }
 
     func testASharedCacheStoresAResponseToAnAuthorizedRequestOnlyWhereTheResponseAllowsIt() {
         let authorized = request(["Authorization": "Bearer t"])
-        XCTAssertFalse(CacheRules.isStorable(response(), for: authorized, fields: ["Cache-Control": "max-age=60"], shared: true))
+        XCTAssertFalse(storable(200, authorized, fields: ["Cache-Control": "max-age=60"], shared: true))
         for allowing in ["public, max-age=60", "s-maxage=60", "must-revalidate, max-age=60"] {
-            XCTAssertTrue(CacheRules.isStorable(response(), for: authorized, fields: ["Cache-Control": allowing], shared: true), allowing)
+            XCTAssertTrue(storable(200, authorized, fields: ["Cache-Control": allowing], shared: true), allowing)
         }
-        XCTAssertTrue(CacheRules.isStorable(response(), for: authorized, fields: ["Cache-Control": "max-age=60"], shared: false))
+        XCTAssertTrue(storable(200, authorized, fields: ["Cache-Control": "max-age=60"], shared: false))
     }
 
     func testASharedCacheDoesNotStoreAResponseThatSetsCookies() {
         let fields = ["Cache-Control": "max-age=60", "Set-Cookie": "session=1"]
-        XCTAssertFalse(CacheRules.isStorable(response(), for: request(), fields: fields, shared: true))
-        XCTAssertTrue(CacheRules.isStorable(response(), for: request(), fields: fields, shared: false))
+        XCTAssertFalse(storable(200, request(), fields: fields, shared: true))
+        XCTAssertTrue(storable(200, request(), fields: fields, shared: false))
+    }
+
+    func testASharedCacheTreatsAResponseToCookiesAsOneUsers() {
+        XCTAssertFalse(storable(200, request(["Cookie": "session=1"]), fields: ["Cache-Control": "max-age=60"], shared: true))
+        XCTAssertTrue(storable(200, request(["Cookie": "session=1"]), fields: ["Cache-Control": "public, max-age=60"], shared: true))
+    }
+
+    func testCredentialsAddedOnTheWayCountAsTheRequests() {
+        XCTAssertFalse(CacheRules.isStorable(status: 200, for: request(), fields: ["Cache-Control": "max-age=60"], shared: true, credentialed: true))
     }
 
     func testVaryStarIsNeverStored() {
-        XCTAssertFalse(CacheRules.isStorable(response(), for: request(), fields: ["Cache-Control": "max-age=60", "Vary": "*"], shared: false))
+        XCTAssertFalse(storable(200, request(), fields: ["Cache-Control": "max-age=60", "Vary": "*"], shared: false))
     }
 
     func testOnlyPlainGetsTakePart() {
@@ -80,7 +91,7 @@ final class CacheRulesTests: XCTestCase {
         XCTAssertFalse(CacheRules.isCacheable(request(["If-None-Match": "\"a\""])))
         XCTAssertFalse(CacheRules.isCacheable(request(["Range": "bytes=0-1"])))
         XCTAssertTrue(CacheRules.isCacheable(request()))
-        XCTAssertFalse(CacheRules.isStorable(response(206), for: request(), fields: ["Cache-Control": "max-age=60"], shared: false))
+        XCTAssertFalse(storable(206, request(), fields: ["Cache-Control": "max-age=60"], shared: false))
     }
 
     // MARK: Freshness and age
@@ -205,6 +216,15 @@ final class CacheRulesTests: XCTestCase {
         XCTAssertEqual(CacheRules.decision(for: request(policy: .returnCacheDataDontLoad), entry: nil, shared: true, now: arrival), .unavailable)
     }
 
+    func testTheReturnCacheDataPoliciesFollowTheRulesForAResponseStoredWithCredentialsInASharedCache() {
+        var stored = entry(["Cache-Control": "max-age=60, must-revalidate", "ETag": "\"v1\""])
+        stored.storedWithCredentials = true
+        XCTAssertEqual(CacheRules.decision(for: request(policy: .returnCacheDataElseLoad), entry: stored, shared: true, now: later(100)), .validate(stored))
+        XCTAssertEqual(CacheRules.decision(for: request(policy: .returnCacheDataDontLoad), entry: stored, shared: true, now: later(100)), .unavailable)
+        XCTAssertEqual(CacheRules.decision(for: request(policy: .returnCacheDataDontLoad), entry: stored, shared: true, now: later(10)), .use(stored))
+        XCTAssertEqual(CacheRules.decision(for: request(policy: .returnCacheDataElseLoad), entry: stored, shared: false, now: later(100)), .use(stored))
+    }
+
     func testReloadRevalidatingValidatesEvenAFreshResponse() {
         let stored = entry(["Cache-Control": "max-age=60", "Last-Modified": "Sun, 06 Nov 1994 07:49:37 GMT"])
         XCTAssertEqual(CacheRules.decision(for: request(policy: .reloadRevalidatingCacheData), entry: stored, shared: true, now: arrival), .validate(stored))
@@ -243,6 +263,14 @@ final class CacheRulesTests: XCTestCase {
         XCTAssertEqual(updated.body, stored.body)
         XCTAssertEqual(updated.statusCode, 200)
         XCTAssertEqual(updated.responseTime, later(101))
+    }
+
+    func testANotModifiedNamingAnotherStrongETagIsNotAboutTheStoredResponse() {
+        let stored = entry(["ETag": "\"v1\""])
+        XCTAssertFalse(CacheRules.notModifiedMatches(stored, fields: ["ETag": "\"v2\""]))
+        XCTAssertTrue(CacheRules.notModifiedMatches(stored, fields: ["ETag": "\"v1\""]))
+        XCTAssertTrue(CacheRules.notModifiedMatches(stored, fields: ["ETag": "W/\"v2\""]))
+        XCTAssertTrue(CacheRules.notModifiedMatches(stored, fields: [:]))
     }
 
     func testTheConnectionsOwnFieldsAreNotStored() {

@@ -217,6 +217,108 @@ final class ResponseCachingStubTests: XCTestCase {
         XCTAssertEqual(stubs.requests.map { $0.url?.path }, ["/item", "/moved", "/item", "/moved"])
     }
 
+    /// Adds a bearer token to each attempt, as an `Authenticator` does.
+    private struct SignsRequests: RequestInterceptor {
+        func adapt(_ request: URLRequest, attempt: Int) async throws -> URLRequest {
+            var signed = request
+            signed.setValue("Bearer alice", forHTTPHeaderField: "Authorization")
+            return signed
+        }
+    }
+
+    func testAResponseToAnInterceptorsCredentialsStaysOutOfASharedCache() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("for alice", ["Cache-Control": "max-age=3600"]))
+        let alice = makeManager(stubs: stubs, interceptor: SignsRequests())
+        let shared = ResponseCache()
+        alice.responseCache = shared
+        _ = try get(alice)
+        let bob = manager(stubs, cache: shared)
+        _ = try get(bob)
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "Authorization") }, ["Bearer alice", nil])
+    }
+
+    func testAResponseToABasicAnswerStaysOutOfASharedCache() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["Authorization": "Basic dXNlcjpwYXNz"]).reply(reply("inside", ["Cache-Control": "max-age=3600"]))
+        stubs.on("GET", "/item").reply(.basicChallenge())
+        let manager = manager(stubs)
+        manager.credential = URLCredential(user: "user", password: "pass", persistence: .none)
+        XCTAssertEqual(try get(manager).text, "inside")
+        XCTAssertEqual(try get(manager).text, "inside")
+        XCTAssertEqual(stubs.requests.count, 4)
+    }
+
+    func testANotModifiedThatSetsACookieIsNotKeptInASharedCache() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["If-None-Match": "\"v1\""]).reply(.status(304, fields: ["Set-Cookie": "session=alice"]))
+        stubs.on("GET", "/item").reply(reply("first", ["ETag": "\"v1\"", "Cache-Control": "no-cache"]))
+        let manager = manager(stubs)
+        _ = try get(manager)
+        XCTAssertEqual(try get(manager).text, "first")
+        let third = try get(manager)
+        XCTAssertNil(third.response?.value(forHTTPHeaderField: "Set-Cookie"))
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\"", nil])
+    }
+
+    func testAValidationRedirectedElsewhereTakesNoValidatorsThereAndLeavesTheStoredResponse() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["If-None-Match": "\"v1\""]).reply(.redirect(to: "https://other.example.com/item"))
+        stubs.on("GET", "/item").reply(reply("first", ["ETag": "\"v1\"", "Cache-Control": "no-cache"]))
+        stubs.on("GET", "https://other.example.com/item").reply(.status(304, fields: ["Cache-Control": "max-age=31536000"]))
+        let manager = manager(stubs)
+        _ = try get(manager)
+        let redirected = try get(manager)
+        XCTAssertEqual(redirected.status, 304)
+        _ = try get(manager)
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\"", nil, "\"v1\"", nil])
+    }
+
+    func testStaleIfErrorStandsInForAFailureWithoutAValidator() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["Cache-Control": "max-age=0, stale-if-error=3600"]), .failure(.cannotConnectToHost)])
+        let manager = manager(stubs)
+        _ = try get(manager)
+        XCTAssertEqual(try get(manager).text, "first")
+    }
+
+    func testA501IsNotAnErrorAStaleResponseStandsInFor() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["ETag": "\"v1\"", "Cache-Control": "max-age=0, stale-if-error=3600"]), .status(501)])
+        let manager = manager(stubs)
+        _ = try get(manager)
+        XCTAssertEqual(try get(manager).status, 501)
+    }
+
+    func testAnAnswerFromTheCacheCarriesItsAge() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "max-age=3600", "Age": "100"]))
+        let manager = manager(stubs)
+        _ = try get(manager)
+        let age = try XCTUnwrap(Int(try get(manager).response?.value(forHTTPHeaderField: "Age") ?? ""))
+        XCTAssertTrue((100...110).contains(age), "\(age)")
+    }
+
+    func testACacheOnlyRequestTheCacheCannotAnswerIsNeverSent() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("first", [:]))
+        let completion = try get(manager(stubs), policy: .returnCacheDataDontLoad, fields: ["If-None-Match": "\"v1\""])
+        XCTAssertEqual((completion.error as? URLError)?.code, .resourceUnavailable)
+        XCTAssertEqual(stubs.requests.count, 0)
+    }
+
+    func testAStoredBodyPastTheTasksLimitIsFetchedUnderTheLimit() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(.status(200, fields: ["Cache-Control": "max-age=3600"], body: Data(count: 100)))
+        let cache = ResponseCache()
+        _ = try get(manager(stubs, cache: cache))
+        let limited = manager(stubs, cache: cache)
+        limited.responseLimits = ResponseLimits(maximumBodySize: 50)
+        let completion = try get(limited)
+        XCTAssertNotNil(completion.error)
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
     func testAManagerWithoutACacheSendsEveryRequest() throws {
         let stubs = StubTransport(baseURL: base)
         stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "max-age=3600"]))
