@@ -10,9 +10,9 @@ import FoundationNetworking
 /// transport's queue as it sends; all must return quickly. Set them before starting tasks.
 ///
 /// Not offered, because URLSession on Linux never raises the event (measured): session-level
-/// authentication challenges (there is no server-trust challenge), `needNewBodyStream`, a data
-/// task becoming a download task, and `willCacheResponse` (not called even with a `URLCache`
-/// and a cacheable response).
+/// authentication challenges (there is no server-trust challenge), `needNewBodyStream`, and a
+/// data task becoming a download task. `willCacheResponse` is the manager's own
+/// (`dataTaskWillCacheResponse`, for its `ResponseCache`).
 public struct SessionDelegateOverrides: Sendable {
     /// Called when the session became invalid. AFNetworking: `setSessionDidBecomeInvalidBlock:`.
     public var sessionDidBecomeInvalid: (@Sendable (URLSession, (any Error)?) -> Void)?
@@ -43,6 +43,12 @@ public struct SessionDelegateOverrides: Sendable {
     /// Decides whether a response's body is loaded. `.cancel` cancels the task (URLSession on
     /// Linux ignores it and keeps loading). AFNetworking: `setDataTaskDidReceiveResponseBlock:`.
     public var dataTaskDidReceiveResponse: (@Sendable (URLSession, URLSessionDataTask, URLResponse) -> URLSession.ResponseDisposition)?
+
+    /// Changes or refuses (`nil`) a response before the manager's `responseCache` stores it:
+    /// one from the network, or a stored one a `304` updated. Runs on the delegate queue when
+    /// the task completes. Default `nil`: every storable response is stored as it is.
+    /// AFNetworking: `setDataTaskWillCacheResponseBlock:`.
+    public var dataTaskWillCacheResponse: (@Sendable (URLSession, URLSessionDataTask, CachedURLResponse) -> CachedURLResponse?)?
 
     /// Observes each chunk of a data or upload task's body (not of downloads).
     /// AFNetworking: `setDataTaskDidReceiveDataBlock:`.

@@ -14,15 +14,15 @@ extension TaskDelegate {
     /// What the task does with the cache.
     enum CacheUse {
         /// Nothing: no cache, or a request it leaves alone (another method than GET, the
-        /// caller's own validators or range, a stream or a download), or a redirect was followed.
+        /// caller's own validators or range, a stream or a download).
         case none
         /// Sent as it is at `requestTime`; its response may be stored. `fallback`: the stored
         /// response that may stand in for a failure (`stale-if-error`).
         case fetching(requestTime: Date, fallback: CachedResponse?)
         /// Sent at `requestTime` with the validators of the stored `entry`.
         case validating(CachedResponse, requestTime: Date)
-        /// Answered from the cache; `store`, the stored response a `304` updated.
-        case answered(store: CachedResponse?)
+        /// Answered by the cache as `outcome` says; `store`, the stored response a `304` updated.
+        case answered(CacheOutcome, store: CachedResponse?)
 
         /// The stored response that may stand in for a failure of the request sent.
         var fallback: CachedResponse? {
@@ -30,6 +30,15 @@ extension TaskDelegate {
             case .fetching(_, let fallback): fallback
             case .validating(let entry, _): entry
             case .none, .answered: nil
+            }
+        }
+
+        /// What the cache did for the task, once it completed.
+        var outcome: CacheOutcome {
+            switch self {
+            case .none: .notUsed
+            case .fetching, .validating: .miss
+            case .answered(let outcome, _): outcome
             }
         }
     }
@@ -54,7 +63,7 @@ extension TaskDelegate {
                 state.withLock { $0.cacheUse = .fetching(requestTime: now, fallback: nil) }
                 return request
             }
-            state.withLock { $0.cacheUse = .answered(store: nil) }
+            state.withLock { $0.cacheUse = .answered(.hit, store: nil) }
             transport.async { self.answer(with: entry, age: CacheRules.currentAge(of: entry, now: now)) }
             return nil
         case .unavailable:
@@ -71,7 +80,7 @@ extension TaskDelegate {
     /// Fails the task, on `transport`'s queue, for want of a stored response that may answer
     /// it (`returnCacheDataDontLoad`, `only-if-cached`): `URLError.resourceUnavailable`.
     private func unavailable(_ request: URLRequest, on transport: CurlTransport) -> URLRequest? {
-        state.withLock { $0.cacheUse = .answered(store: nil) }
+        state.withLock { $0.cacheUse = .answered(.unavailable, store: nil) }
         var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "No stored response answers the request, which may only be answered from the cache."]
         userInfo[NSURLErrorFailingURLErrorKey] = request.url
         let error = URLError(.resourceUnavailable, userInfo: userInfo)
@@ -107,12 +116,12 @@ extension TaskDelegate {
                 let fields = Self.fields(of: response)
                 guard response.url == entry.url, CacheRules.notModifiedMatches(entry, fields: fields) else { return nil }
                 let updated = CacheRules.updated(entry, with: fields, requestTime: requestTime, responseTime: Date())
-                state.cacheUse = .answered(store: updated)
+                state.cacheUse = .answered(.revalidated, store: updated)
                 return updated
             }
             guard CacheRules.staleIfErrorStatuses.contains(response.statusCode),
                   CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: Date()) else { return nil }
-            state.cacheUse = .answered(store: nil)
+            state.cacheUse = .answered(.stale, store: nil)
             return fallback
         }
     }
@@ -126,7 +135,7 @@ extension TaskDelegate {
             guard let fallback = state.cacheUse.fallback, let cache = state.settings.cache, state.response == nil,
                   let request = task.originalRequest,
                   CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: Date()) else { return nil }
-            state.cacheUse = .answered(store: nil)
+            state.cacheUse = .answered(.stale, store: nil)
             return fallback
         }
         guard let stale else { return false }
@@ -134,15 +143,21 @@ extension TaskDelegate {
         return true
     }
 
-    /// A redirect is followed with `request`: the task leaves the cache (a response reached
-    /// through a redirect is not stored), and validators the cache added do not go to the
-    /// redirect's target.
+    /// A redirect is followed with `request`: what it leads to neither answers a validation nor
+    /// is stored (its URL is another), no stored response stands in for its failure, and
+    /// validators the cache added do not go to the redirect's target.
     func leaveCache(redirectingWith request: URLRequest) -> URLRequest {
         let validating: Bool = state.withLock { state in
-            guard state.settings.cache != nil else { return false }
-            defer { state.cacheUse = .none }
-            if case .validating = state.cacheUse { return true }
-            return false
+            switch state.cacheUse {
+            case .validating(_, let requestTime):
+                state.cacheUse = .fetching(requestTime: requestTime, fallback: nil)
+                return true
+            case .fetching(let requestTime, _):
+                state.cacheUse = .fetching(requestTime: requestTime, fallback: nil)
+                return false
+            case .none, .answered:
+                return false
+            }
         }
         guard validating else { return request }
         var next = request
@@ -171,18 +186,45 @@ extension TaskDelegate {
             CacheRules.isStorable(status: status, for: request, fields: fields, shared: cache.isShared, credentialed: credentialed)
         }
         switch snapshot.cacheUse {
-        case .answered(var updated?):
-            guard storable(updated.statusCode, updated.fields) else { return cache.invalidate([url]) }
+        case .answered(_, var updated?):
             updated.storedWithCredentials = updated.storedWithCredentials || credentialed
-            cache.store(updated)
+            guard storable(updated.statusCode, updated.fields), let approved = approved(updated) else { return cache.invalidate([url]) }
+            cache.store(approved)
         case .fetching(let requestTime, _), .validating(_, let requestTime):
-            guard response.url == url, storable(response.statusCode, fields), let varying = CacheRules.varying(fields, request: request) else { return }
-            cache.store(CachedResponse(
-                url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", fields: CacheRules.storedFields(fields), body: snapshot.data,
-                requestTime: requestTime, responseTime: snapshot.responseStart ?? Date(), varying: varying, storedWithCredentials: credentialed))
-        case .none, .answered(nil):
+            guard response.url == url, storable(response.statusCode, fields), let varying = CacheRules.varying(fields, request: request),
+                  let approved = approved(CachedResponse(
+                      url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", fields: CacheRules.storedFields(fields), body: snapshot.data,
+                      requestTime: requestTime, responseTime: snapshot.responseStart ?? Date(), varying: varying, storedWithCredentials: credentialed))
+            else { return }
+            cache.store(approved)
+        case .none, .answered(_, nil):
             return
         }
+    }
+
+    /// `entry` as the manager's `dataTaskWillCacheResponse` override changes it (its response's
+    /// status and fields, its data), or `nil` when the override refuses it; `entry` itself
+    /// without an override. The override runs on the delegate queue.
+    private func approved(_ entry: CachedResponse) -> CachedResponse? {
+        guard let manager, let override = manager.override(\.dataTaskWillCacheResponse), let dataTask = task as? URLSessionDataTask,
+              let response = entry.response else { return entry }
+        let proposed = Proposal(response: CachedURLResponse(response: response, data: entry.body, userInfo: nil, storagePolicy: .allowedInMemoryOnly))
+        let session = session
+        let answer = manager.onDelegateQueue { Proposal(response: proposed.response.flatMap { override(session, dataTask, $0) }) }
+        guard let chosen = answer.response, let changed = chosen.response as? HTTPURLResponse else { return nil }
+        var approved = entry
+        approved.statusCode = changed.statusCode
+        approved.fields = CacheRules.storedFields(Self.fields(of: changed))
+        approved.body = chosen.data
+        return approved
+    }
+
+    /// A cached response handed to the override on the delegate queue and back.
+    private struct Proposal: @unchecked Sendable {
+        // @unchecked: `CachedURLResponse` is immutable; the value is handed from the queue that
+        // completes the task to the delegate queue and back, one at a time (`onDelegateQueue`
+        // waits).
+        let response: CachedURLResponse?
     }
 
     /// The fields of `response` by name.

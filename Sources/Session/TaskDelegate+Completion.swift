@@ -40,7 +40,7 @@ extension TaskDelegate {
             taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
             countOfRequestBodyBytesSent: snapshot.bytesSent,
             countOfResponseBodyBytesReceived: snapshot.bytesReceived, redirectCount: snapshot.redirectCount,
-            transactionMetrics: snapshot.transactions)
+            transactionMetrics: snapshot.transactions, cacheOutcome: snapshot.cacheUse.outcome)
         if let writer = snapshot.writer {
             writer.close()
             if let failure = outcome {

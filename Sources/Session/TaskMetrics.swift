@@ -20,6 +20,8 @@ public struct TaskMetrics: Sendable, Equatable {
     /// the connection and the bytes; empty on URLSession's own protocol.
     /// `URLSessionTaskMetrics.transactionMetrics`.
     public var transactionMetrics: [TransactionMetrics] = []
+    /// What the manager's `ResponseCache` did for the task. Default `.notUsed`.
+    public var cacheOutcome: CacheOutcome = .notUsed
 
     /// The protocol of the last request, as ALPN names it: `http/1.1`, `http/1.0` or `h2`. `nil`
     /// when none was answered, and on URLSession's own protocol, which does not say.

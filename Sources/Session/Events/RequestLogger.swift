@@ -52,6 +52,7 @@ public final class RequestLogger: EventMonitor {
         let outcome = error.map(Self.describe) ?? response.map { "\($0.statusCode)" } ?? "no response"
         var line = "\(describe(request)) -> \(outcome), \(Self.milliseconds(metrics.duration)) ms, "
             + "\(metrics.countOfResponseBodyBytesReceived) bytes, attempt \(metrics.attemptCount)"
+        if metrics.cacheOutcome != .notUsed { line += ", cache \(metrics.cacheOutcome)" }
         if includesHeaders {
             line += "; headers: " + redaction.headerFields(of: request).map { "\($0.name): \($0.value)" }.joined(separator: ", ")
         }

@@ -1,4 +1,6 @@
+import AFLocking
 import AFNetworkingTesting
+import AFSerialization
 import AFSession
 import Foundation
 #if canImport(FoundationNetworking)
@@ -317,6 +319,111 @@ final class ResponseCachingStubTests: XCTestCase {
         let completion = try get(limited)
         XCTAssertNotNil(completion.error)
         XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    // MARK: Metrics and the willCacheResponse override
+
+    /// The cache outcomes of the tasks `manager` completes from now on, in order.
+    private func recordOutcomes(of manager: URLSessionManager) -> Locked<[CacheOutcome]> {
+        let outcomes = Locked<[CacheOutcome]>([])
+        manager.overrides.taskDidFinishCollectingMetrics = { _, _, metrics in outcomes.withLock { $0.append(metrics.cacheOutcome) } }
+        return outcomes
+    }
+
+    func testTheMetricsSayAMissThenAHit() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "max-age=3600"]))
+        let manager = manager(stubs)
+        let outcomes = recordOutcomes(of: manager)
+        _ = try get(manager)
+        _ = try get(manager)
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .hit])
+    }
+
+    func testTheMetricsSayRevalidated() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["If-None-Match": "\"v1\""]).reply(.status(304))
+        stubs.on("GET", "/item").reply(reply("first", ["ETag": "\"v1\"", "Cache-Control": "no-cache"]))
+        let manager = manager(stubs)
+        let outcomes = recordOutcomes(of: manager)
+        _ = try get(manager)
+        _ = try get(manager)
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .revalidated])
+    }
+
+    func testTheMetricsSayStaleAndUnavailableAndNotUsed() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["Cache-Control": "max-age=0, stale-if-error=3600"]), .status(503)])
+        stubs.on("POST", "/item").reply(.status(500))
+        let manager = manager(stubs)
+        let outcomes = recordOutcomes(of: manager)
+        _ = try get(manager)
+        _ = try get(manager)
+        _ = try run(URLRequest(url: base.appendingPathComponent("other"), cachePolicy: .returnCacheDataDontLoad), on: manager)
+        _ = try run(URLRequest("POST", itemURL, body: "x"), on: manager)
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .stale, .unavailable, .notUsed])
+    }
+
+    /// Waits up to 10 s for `lines` to satisfy `condition`: the monitors hear of a completion
+    /// on their own queue, apart from its handler.
+    private func waitUntil(_ lines: Locked<[String]>, _ condition: @escaping @Sendable ([String]) -> Bool) {
+        let deadline = Date().addingTimeInterval(10)
+        while !lines.withLock({ condition($0) }), Date() < deadline { usleep(1_000) }
+    }
+
+    func testTheRequestLoggerNamesTheCacheOutcome() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "max-age=3600"]))
+        let lines = Locked<[String]>([])
+        let manager = manager(stubs)
+        manager.eventMonitors = [RequestLogger { line in lines.withLock { $0.append(line) } }]
+        _ = try get(manager)
+        _ = try get(manager)
+        waitUntil(lines) { $0.filter { $0.contains(" -> ") }.count == 2 }
+        let completions = lines.withLock { $0 }.filter { $0.contains(" -> ") }
+        XCTAssertEqual(completions.count, 2)
+        XCTAssertTrue(completions.first?.hasSuffix(", cache miss") == true, "\(completions)")
+        XCTAssertTrue(completions.last?.hasSuffix(", cache hit") == true, "\(completions)")
+    }
+
+    func testTheRequestLoggerShowsTheValidatorsAValidationSent() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["If-None-Match": "\"v1\""]).reply(.status(304))
+        stubs.on("GET", "/item").reply(reply("first", ["ETag": "\"v1\"", "Cache-Control": "no-cache"]))
+        let lines = Locked<[String]>([])
+        let manager = manager(stubs)
+        manager.eventMonitors = [RequestLogger(includesHeaders: true) { line in lines.withLock { $0.append(line) } }]
+        _ = try get(manager)
+        _ = try get(manager)
+        waitUntil(lines) { $0.contains { $0.contains("cache revalidated") } }
+        let line = lines.withLock { $0 }.first { $0.contains("cache revalidated") }
+        XCTAssertTrue(line?.contains("If-None-Match: \"v1\"") == true, "\(lines.withLock { $0 })")
+    }
+
+    func testTheWillCacheResponseOverrideMayRefuseAResponse() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "max-age=3600"]))
+        let manager = manager(stubs)
+        manager.overrides.dataTaskWillCacheResponse = { _, _, _ in nil }
+        _ = try get(manager)
+        _ = try get(manager)
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    func testTheWillCacheResponseOverrideMayChangeWhatIsStoredOnTheDelegateQueue() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "max-age=3600"]))
+        let manager = manager(stubs)
+        let onDelegateQueue = Locked<Bool?>(nil)
+        manager.overrides.dataTaskWillCacheResponse = { [queue = manager.operationQueue] _, _, proposed in
+            onDelegateQueue.withLock { $0 = OperationQueue.current === queue }
+            return CachedURLResponse(response: proposed.response, data: Data("changed".utf8), userInfo: nil, storagePolicy: .allowedInMemoryOnly)
+        }
+        // Completions then run on the delegate queue too: asking the override there must not wait for itself.
+        manager.overrides.taskDidComplete = { _, _, _ in }
+        XCTAssertEqual(try get(manager).text, "first")
+        XCTAssertEqual(try get(manager).text, "changed")
+        XCTAssertEqual(onDelegateQueue.withLock { $0 }, true)
     }
 
     func testAManagerWithoutACacheSendsEveryRequest() throws {
