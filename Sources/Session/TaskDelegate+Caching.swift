@@ -46,8 +46,8 @@ extension TaskDelegate {
     /// The request the task's transfer sends, once the cache was asked: `request`, or with the
     /// stored response's validators; `nil` when the cache answers the task (on `transport`'s
     /// queue, where its transfer would have).
-    func requestAfterCache(_ request: URLRequest, on transport: CurlTransport) -> URLRequest? {
-        guard let cache = settings.cache else { return request }
+    func requestAfterCache(_ request: URLRequest, limits: ResponseLimits, on transport: CurlTransport) -> URLRequest? {
+        guard let cache else { return request }
         guard kind == .data, !streamsBody, CacheRules.isCacheable(request) else {
             // Answered by the cache alone, which this request does not use: never sent.
             let cacheOnly = request.cachePolicy == .returnCacheDataDontLoad
@@ -59,7 +59,7 @@ extension TaskDelegate {
         switch CacheRules.decision(for: request, entry: entry, shared: cache.isShared, now: now) {
         case .use(let entry):
             // A stored body past this task's own limit is fetched under the limit instead.
-            if let limit = settings.limits.sizeLimit(isDownload: false), Int64(entry.body.count) > limit.bytes {
+            if let limit = limits.sizeLimit(isDownload: false), Int64(entry.body.count) > limit.bytes {
                 state.withLock { $0.cacheUse = .fetching(requestTime: now, fallback: nil) }
                 return request
             }
@@ -110,8 +110,9 @@ extension TaskDelegate {
     /// may stand in for (`stale-if-error`); `nil` to take `response`. The transfer's own body
     /// is then dropped.
     func storedAnswer(to response: HTTPURLResponse) -> CachedResponse? {
-        state.withLock { state -> CachedResponse? in
-            guard let cache = state.settings.cache, let fallback = state.cacheUse.fallback, let request = task.originalRequest else { return nil }
+        guard let cache else { return nil }
+        return state.withLock { state -> CachedResponse? in
+            guard let fallback = state.cacheUse.fallback, let request = task.originalRequest else { return nil }
             if response.statusCode == 304, case .validating(let entry, let requestTime) = state.cacheUse {
                 let fields = Self.fields(of: response)
                 guard response.url == entry.url, CacheRules.notModifiedMatches(entry, fields: fields) else { return nil }
@@ -130,9 +131,9 @@ extension TaskDelegate {
     /// when it failed before any response and the stored response may stand in for a failure
     /// (`stale-if-error`). Returns whether it did.
     func answerStaleOnFailure(_ error: (any Error)?) -> Bool {
-        guard let failure = error as? URLError, failure.code != .cancelled else { return false }
+        guard let cache, let failure = error as? URLError, failure.code != .cancelled else { return false }
         let stale: CachedResponse? = state.withLock { state in
-            guard let fallback = state.cacheUse.fallback, let cache = state.settings.cache, state.response == nil,
+            guard let fallback = state.cacheUse.fallback, state.response == nil,
                   let request = task.originalRequest,
                   CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: Date()) else { return nil }
             state.cacheUse = .answered(.stale, store: nil)
@@ -147,6 +148,7 @@ extension TaskDelegate {
     /// is stored (its URL is another), no stored response stands in for its failure, and
     /// validators the cache added do not go to the redirect's target.
     func leaveCache(redirectingWith request: URLRequest) -> URLRequest {
+        guard cache != nil else { return request }
         let validating: Bool = state.withLock { state in
             switch state.cacheUse {
             case .validating(_, let requestTime):
@@ -177,7 +179,7 @@ extension TaskDelegate {
     /// its body, unless a redirect led to it; a stored response a `304` updated is kept while
     /// it may still be stored.
     func recordInCache(_ snapshot: State, response: HTTPURLResponse?, error: (any Error)?) {
-        guard let cache = snapshot.settings.cache, let response, let request = task.originalRequest, let url = request.url else { return }
+        guard let cache, let response, let request = task.originalRequest, let url = request.url else { return }
         let fields = Self.fields(of: response)
         cache.invalidate(CacheRules.invalidatedURLs(method: request.httpMethod ?? "GET", url: url, status: response.statusCode, fields: fields))
         guard error == nil else { return }

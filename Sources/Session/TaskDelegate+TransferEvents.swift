@@ -122,7 +122,7 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transfer(willSend request: URLRequest, attempt: Int) {
-        if settings.cache != nil, CacheRules.carriesCredentials(request) { sentCredentials() }
+        if cache != nil, CacheRules.carriesCredentials(request) { sentCredentials() }
         monitors.notify { [task] in $0.task(task, willSend: request, attempt: attempt) }
     }
 
@@ -142,12 +142,14 @@ extension TaskDelegate: TransferEvents {
         didExceed(limit, declaredLength: declaredLength, response: response)
     }
 
-    /// What the task asks of its transfer now (read when the transfer starts).
-    var transferOptions: TransferOptions {
-        let settings = settings
-        return TransferOptions(
+    /// What the task with `settings` (as they are when the transfer starts) asks of its
+    /// transfer: each attempt's request is reported to event monitors, and to the cache (which
+    /// must know whether credentials went with it).
+    func transferOptions(_ settings: TaskSettings) -> TransferOptions {
+        TransferOptions(
             limits: settings.limits, isDownload: kind == .download || streamsBody, totalTimeout: settings.totalTimeout,
-            clientIdentity: settings.clientIdentity, interceptor: settings.interceptor, reportsAttempts: !monitors.isEmpty || settings.cache != nil, readsThroughWindow: streamsBody)
+            clientIdentity: settings.clientIdentity, interceptor: settings.interceptor, reportsAttempts: !monitors.isEmpty || cache != nil,
+            readsThroughWindow: streamsBody)
     }
 
     /// The `realm` parameter of a Basic challenge: a quoted string up to its closing quote

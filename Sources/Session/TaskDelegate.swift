@@ -120,6 +120,9 @@ final class TaskDelegate: @unchecked Sendable {
     private let managerReference: WeakManager
     let responseSerializer: any URLResponseSerialization
     let credential: URLCredential?
+    /// The manager's `responseCache` for a task it runs itself (`TaskDelegate+Caching`), as
+    /// when the task was made; `nil` for none.
+    let cache: ResponseCache?
     let bodyStream: UploadBodyStream?
     /// The upload's length when URLSession cannot know it (stream bodies).
     let knownUploadLength: Int64?
@@ -146,7 +149,8 @@ final class TaskDelegate: @unchecked Sendable {
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
         session: URLSession, manager: URLSessionManager, curlTransport: CurlTransport?, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
-        processingQueue: DispatchQueue, settings: TaskSettings, monitors: [any EventMonitor], reportsBody: Bool, sessionTasks: DispatchGroup?
+        processingQueue: DispatchQueue, settings: TaskSettings, cache: ResponseCache?, monitors: [any EventMonitor], reportsBody: Bool,
+        sessionTasks: DispatchGroup?
     ) {
         self.task = task
         self.kind = kind
@@ -155,6 +159,7 @@ final class TaskDelegate: @unchecked Sendable {
         managerReference = WeakManager(manager: manager)
         self.responseSerializer = responseSerializer
         self.credential = credential
+        self.cache = cache
         self.bodyStream = bodyStream
         self.knownUploadLength = knownUploadLength
         self.handlers = handlers
@@ -174,8 +179,10 @@ final class TaskDelegate: @unchecked Sendable {
     /// of it now; `nil` for a task of URLSession's own protocol, and for one its manager's
     /// cache answers without the network (on the transport's queue).
     func makeTransfer() -> CurlTransfer? {
-        guard let curlTransport, let request = task.originalRequest, let sent = requestAfterCache(request, on: curlTransport) else { return nil }
-        return CurlTransfer(request: sent, registration: TransferRegistration(transport: curlTransport, events: self, options: transferOptions))
+        guard let curlTransport, let request = task.originalRequest else { return nil }
+        let settings = settings
+        guard let sent = requestAfterCache(request, limits: settings.limits, on: curlTransport) else { return nil }
+        return CurlTransfer(request: sent, registration: TransferRegistration(transport: curlTransport, events: self, options: transferOptions(settings)))
     }
 
     /// The response and byte counts a `ManagedDataTask` shows while it runs.

@@ -24,6 +24,4 @@ struct TaskSettings {
     var sendsCredentialsAcrossOrigins: Bool
     /// The manager's `redaction`: the secret headers a redirect to another origin drops.
     var redaction: Redaction
-    /// The manager's `responseCache`, for a task the manager runs itself; `nil` for none.
-    var cache: ResponseCache?
 }

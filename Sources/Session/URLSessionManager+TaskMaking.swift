@@ -84,8 +84,8 @@ extension URLSessionManager {
                 settings: TaskSettings(
                     limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
                     interceptor: curlTransport == nil ? nil : state.interceptor,
-                    sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins, redaction: configuration.redaction,
-                    cache: curlTransport == nil ? nil : configuration.responseCache),
+                    sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins, redaction: configuration.redaction),
+                cache: curlTransport == nil ? nil : configuration.responseCache,
                 monitors: configuration.eventMonitors,
                 reportsBody: curlTransport != nil && overridesState.withLock {
                     kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil
