@@ -9,6 +9,7 @@ let benchmarks: [String: ([String]) throws -> Bool] = [
     "soak": SoakBenchmark.run,
     "slow-consumer-memory": SlowConsumerMemoryBenchmark.run,
     "request-overhead": RequestOverheadBenchmark.run,
+    "cache-hit": CacheHitBenchmark.run,
     "request-instructions": RequestInstructionsBenchmark.run,
     "sequential-requests": SequentialRequests.run,
     "serializer-throughput": SerializerThroughputBenchmark.run,

@@ -25,6 +25,7 @@ bin="$(swift build -c release --show-bin-path)"
 "$bin/afn-benchmarks" request-overhead "$NGINX_URL/1k.bin"
 "$bin/afn-benchmarks" request-instructions "$NGINX_URL/1k.bin" 1000
 "$bin/afn-benchmarks" stub-requests "$NGINX_URL/1k.bin"
+"$bin/afn-benchmarks" cache-hit "$NGINX_URL/1k.bin"
 
 source scripts/python-servers.sh
 trap 'nginx_stop; bulk_stop; rm -rf "$files"' EXIT
