@@ -66,6 +66,11 @@ extension TaskDelegate {
             state.withLock { $0.cacheUse = .answered(.hit, store: nil) }
             transport.async { self.answer(with: entry, age: CacheRules.currentAge(of: entry, now: now)) }
             return nil
+        case .useWhileRevalidating(let entry):
+            state.withLock { $0.cacheUse = .answered(.staleWhileRevalidating, store: nil) }
+            transport.async { self.answer(with: entry, age: CacheRules.currentAge(of: entry, now: now)) }
+            if let manager, cache.beginsRevalidation(of: request) { manager.revalidate(request, credential: credential, in: cache) }
+            return nil
         case .unavailable:
             return unavailable(request, on: transport)
         case .validate(let entry):

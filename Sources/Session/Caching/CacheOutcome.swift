@@ -12,6 +12,9 @@ public enum CacheOutcome: Sendable, Equatable {
     case revalidated
     /// A stale stored response stood in for a failure or a server error (`stale-if-error`).
     case stale
+    /// A stale stored response answered while the cache validates it in the background
+    /// (`stale-while-revalidate`).
+    case staleWhileRevalidating
     /// The request may only be answered from the cache, which had nothing that could answer
     /// it: the task failed with `URLError.resourceUnavailable`.
     case unavailable

@@ -15,6 +15,9 @@ enum CacheRules {
     enum Decision: Equatable {
         /// Answered by the stored response, without the network.
         case use(CachedResponse)
+        /// Answered by the stale stored response, which is validated meanwhile (RFC 5861's
+        /// `stale-while-revalidate`).
+        case useWhileRevalidating(CachedResponse)
         /// Sent with the stored response's validators (`conditionalRequest`); a `304` answers
         /// it with the stored response, updated (`updated`).
         case validate(CachedResponse)
@@ -142,7 +145,8 @@ enum CacheRules {
     ///   response may be stored.
     /// - `returnCacheDataElseLoad`: the stored response whatever its age, else sent.
     /// - `returnCacheDataDontLoad`: the stored response whatever its age, else `unavailable`.
-    /// - `reloadRevalidatingCacheData`: validated when it can be, else sent.
+    /// - `reloadRevalidatingCacheData`: validated when it can be, else sent (how the cache
+    ///   validates a response it answered with under `stale-while-revalidate`).
     ///
     /// In a shared cache, a response stored for a request with credentials (RFC 9111, 3.5) is
     /// used by the two `returnCacheData` policies only as the rules allow.
@@ -166,6 +170,9 @@ enum CacheRules {
             return .use(entry)
         }
         if requestControl.onlyIfCached { return .unavailable }
+        if request.cachePolicy != .reloadRevalidatingCacheData, servesStaleWhileRevalidating(entry, requestControl: requestControl, shared: shared, now: now) {
+            return .useWhileRevalidating(entry)
+        }
         return entry.value("ETag") != nil || entry.value("Last-Modified") != nil ? .validate(entry) : .fetch
     }
 
@@ -182,6 +189,17 @@ enum CacheRules {
         if age < lifetime { return true }
         guard let maxStale = requestControl.maxStale, !control.mustRevalidate, !(shared && control.proxyRevalidate) else { return false }
         return maxStale == Int.max || age - lifetime <= TimeInterval(maxStale)
+    }
+
+    /// Whether a stale `entry` may answer while it is validated (RFC 5861's
+    /// `stale-while-revalidate`): within the response's window, unless it or the request asks
+    /// for validation first (`no-cache`, `must-revalidate`, and `proxy-revalidate` in a shared
+    /// cache) or the request bounds the age (`max-age`).
+    private static func servesStaleWhileRevalidating(_ entry: CachedResponse, requestControl: CacheControl, shared: Bool, now: Date) -> Bool {
+        let control = CacheControl(entry.value("Cache-Control"))
+        guard let window = control.staleWhileRevalidate, !control.noCache, !control.mustRevalidate, !(shared && control.proxyRevalidate),
+              !requestControl.noCache, requestControl.maxAge == nil else { return false }
+        return currentAge(of: entry, now: now) - freshnessLifetime(of: entry, shared: shared) <= TimeInterval(window)
     }
 
     /// The server errors a stale response may stand in for (RFC 5861, 4).

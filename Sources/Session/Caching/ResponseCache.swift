@@ -27,6 +27,8 @@ public final class ResponseCache: Sendable {
         var lastUse: [String: UInt64] = [:]
         var clock: UInt64 = 0
         var usage = 0
+        /// The keys whose stale responses are being validated in the background.
+        var revalidating: Set<String> = []
     }
 
     /// The most bytes of bodies and fields the cache keeps. Default 10 MiB.
@@ -101,6 +103,18 @@ public final class ResponseCache: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether a background validation of `request`'s stored response should start: `false`
+    /// while one runs (`endRevalidation`).
+    func beginsRevalidation(of request: URLRequest) -> Bool {
+        guard let url = request.url else { return false }
+        return state.withLock { $0.revalidating.insert(CacheRules.key(for: url)).inserted }
+    }
+
+    /// The background validation of `url`'s stored response ended.
+    func endRevalidation(of url: URL) {
+        state.withLock { _ = $0.revalidating.remove(CacheRules.key(for: url)) }
     }
 
     /// Forgets the responses of `urls`.

@@ -230,6 +230,16 @@ final class CacheRulesTests: XCTestCase {
         XCTAssertEqual(CacheRules.decision(for: request(policy: .reloadRevalidatingCacheData), entry: stored, shared: true, now: arrival), .validate(stored))
     }
 
+    func testStaleWhileRevalidateAnswersWithinItsWindowWhileValidating() {
+        let stored = entry(["Cache-Control": "max-age=60, stale-while-revalidate=30", "ETag": "\"v1\""])
+        XCTAssertEqual(CacheRules.decision(for: request(), entry: stored, shared: true, now: later(80)), .useWhileRevalidating(stored))
+        XCTAssertEqual(CacheRules.decision(for: request(), entry: stored, shared: true, now: later(100)), .validate(stored))
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "no-cache"]), entry: stored, shared: true, now: later(80)), .validate(stored))
+        XCTAssertEqual(CacheRules.decision(for: request(policy: .reloadRevalidatingCacheData), entry: stored, shared: true, now: later(80)), .validate(stored))
+        let strict = entry(["Cache-Control": "max-age=60, stale-while-revalidate=30, must-revalidate", "ETag": "\"v1\""])
+        XCTAssertEqual(CacheRules.decision(for: request(), entry: strict, shared: true, now: later(80)), .validate(strict))
+    }
+
     func testStaleIfErrorAllowsAStaleResponseWithinItsWindow() {
         let stored = entry(["Cache-Control": "max-age=60, stale-if-error=100"])
         XCTAssertTrue(CacheRules.servesStaleOnError(stored, request: request(), shared: true, now: later(150)))

@@ -276,6 +276,22 @@ final class ResponseCachingStubTests: XCTestCase {
         XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\"", nil, "\"v1\"", nil])
     }
 
+    func testAStaleResponseAnswersWhileItIsRevalidatedInTheBackground() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["If-None-Match": "\"v1\""]).reply(.status(304, fields: ["Cache-Control": "max-age=3600"]))
+        stubs.on("GET", "/item").reply(reply("first", ["ETag": "\"v1\"", "Cache-Control": "max-age=0, stale-while-revalidate=600"]))
+        let manager = manager(stubs)
+        let outcomes = recordOutcomes(of: manager)
+        _ = try get(manager)
+        XCTAssertEqual(try get(manager).text, "first")
+        // The background validation completes as a task of its own.
+        let deadline = Date().addingTimeInterval(10)
+        while outcomes.withLock({ $0.count }) < 3, Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(try get(manager).text, "first")
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .staleWhileRevalidating, .revalidated, .hit])
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\""])
+    }
+
     func testStaleIfErrorStandsInForAFailureWithoutAValidator() throws {
         let stubs = StubTransport(baseURL: base)
         stubs.on("GET", "/item").replies([reply("first", ["Cache-Control": "max-age=0, stale-if-error=3600"]), .failure(.cannotConnectToHost)])
