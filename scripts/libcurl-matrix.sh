@@ -199,8 +199,13 @@ run_variant() {
         fi
         local started=$SECONDS
         status=0
-        LD_LIBRARY_PATH="$library_path" AFN_TEST_TRANSPORT="$transport" timeout --kill-after=10 "$module_timeout" "$tests" "$classes" \
+        # A private temporary directory (short: Unix socket paths are made under it), since
+        # downloads are staged per user under $TMPDIR.
+        local tmp
+        tmp="$(mktemp -d)"
+        TMPDIR="$tmp" LD_LIBRARY_PATH="$library_path" AFN_TEST_TRANSPORT="$transport" timeout --kill-after=10 "$module_timeout" "$tests" "$classes" \
             >"$run/$module.log" 2>&1 || status=$?
+        rm -rf "$tmp"
         echo "$status" >"$run/$module.status"
         echo "libcurl-matrix: $variant: $module (managers on $transport): exit $status in $((SECONDS - started)) s"
     done

@@ -20,7 +20,11 @@ if [ $# -gt 0 ]; then
 fi
 log="$(mktemp)"
 xunit="$(mktemp)"
-trap 'test_servers_stop; rm -f "$log" "$xunit" "$xunit.log"' EXIT
+# Downloads are staged per user under $TMPDIR: a private one per run keeps the partial files of
+# another test run at the same time out of this one's checks.
+TMPDIR="$(mktemp -d)"
+export TMPDIR
+trap 'test_servers_stop; rm -rf "$log" "$xunit" "$xunit.log" "$TMPDIR"' EXIT
 # Every run goes on after another has failed, so that one failure hides no other; the
 # failures are listed again at the end, where a CI log's tail shows them.
 status=0
