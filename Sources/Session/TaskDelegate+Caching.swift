@@ -21,6 +21,10 @@ extension TaskDelegate {
         case fetching(requestTime: Date, fallback: CachedResponse?)
         /// Sent at `requestTime` with the validators of the stored `entry`.
         case validating(CachedResponse, requestTime: Date)
+        /// The attempt followed a redirect: what it leads to is neither stored (another URL's,
+        /// or the same URL's after a hop that may have added cookies or credentials) nor taken
+        /// as the validation of `validated`, which the next attempt validates again.
+        case redirected(validated: CachedResponse?, requestTime: Date)
         /// Answered by the cache as `outcome` says; `store`, the stored response a `304` updated.
         case answered(CacheOutcome, store: CachedResponse?)
 
@@ -29,7 +33,7 @@ extension TaskDelegate {
             switch self {
             case .fetching(_, let fallback): fallback
             case .validating(let entry, _): entry
-            case .none, .answered: nil
+            case .none, .redirected, .answered: nil
             }
         }
 
@@ -37,7 +41,7 @@ extension TaskDelegate {
         var outcome: CacheOutcome {
             switch self {
             case .none: .notUsed
-            case .fetching, .validating: .miss
+            case .fetching, .validating, .redirected: .miss
             case .answered(let outcome, _): outcome
             }
         }
@@ -56,13 +60,14 @@ extension TaskDelegate {
         }
         let now = Date()
         let entry = cache.entry(for: request)
-        switch CacheRules.decision(for: request, entry: entry, shared: cache.isShared, now: now) {
+        var decision = CacheRules.decision(for: request, entry: entry, shared: cache.isShared, now: now)
+        // A stored body past this task's own limit is fetched under the limit instead.
+        if let entry, let limit = limits.sizeLimit(isDownload: false), Int64(entry.body.count) > limit.bytes {
+            if case .use = decision { decision = .fetch }
+            if case .useWhileRevalidating = decision { decision = .fetch }
+        }
+        switch decision {
         case .use(let entry):
-            // A stored body past this task's own limit is fetched under the limit instead.
-            if let limit = limits.sizeLimit(isDownload: false), Int64(entry.body.count) > limit.bytes {
-                state.withLock { $0.cacheUse = .fetching(requestTime: now, fallback: nil) }
-                return request
-            }
             state.withLock { $0.cacheUse = .answered(.hit, store: nil) }
             transport.async { self.answer(with: entry, age: CacheRules.currentAge(of: entry, now: now)) }
             return nil
@@ -77,7 +82,9 @@ extension TaskDelegate {
             state.withLock { $0.cacheUse = .validating(entry, requestTime: now) }
             return CacheRules.conditionalRequest(request, validating: entry)
         case .fetch:
-            state.withLock { $0.cacheUse = .fetching(requestTime: now, fallback: entry) }
+            // A reload asks the server alone: no stored response stands in for its failure.
+            let reloads = [.reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData].contains(request.cachePolicy)
+            state.withLock { $0.cacheUse = .fetching(requestTime: now, fallback: reloads ? nil : entry) }
             return request
         }
     }
@@ -150,23 +157,37 @@ extension TaskDelegate {
     }
 
     /// A redirect is followed with `request`: what it leads to neither answers a validation nor
-    /// is stored (its URL is another), no stored response stands in for its failure, and
-    /// validators the cache added do not go to the redirect's target.
+    /// is stored, no stored response stands in for its failure, and validators the cache added
+    /// do not go to the redirect's target.
     func leaveCache(redirectingWith request: URLRequest) -> URLRequest {
         guard cache != nil else { return request }
         let validating: Bool = state.withLock { state in
             switch state.cacheUse {
-            case .validating(_, let requestTime):
-                state.cacheUse = .fetching(requestTime: requestTime, fallback: nil)
+            case .validating(let entry, let requestTime):
+                state.cacheUse = .redirected(validated: entry, requestTime: requestTime)
                 return true
             case .fetching(let requestTime, _):
-                state.cacheUse = .fetching(requestTime: requestTime, fallback: nil)
+                state.cacheUse = .redirected(validated: nil, requestTime: requestTime)
                 return false
-            case .none, .answered:
+            case .none, .redirected, .answered:
                 return false
             }
         }
-        guard validating else { return request }
+        return validating ? Self.withoutValidators(request) : request
+    }
+
+    /// An attempt after the first starts over from the task's request: one whose previous
+    /// attempt followed a redirect validates (or fetches) again.
+    func returnToCache() {
+        guard cache != nil else { return }
+        state.withLock { state in
+            guard case .redirected(let validated, let requestTime) = state.cacheUse else { return }
+            state.cacheUse = validated.map { .validating($0, requestTime: requestTime) } ?? .fetching(requestTime: requestTime, fallback: nil)
+        }
+    }
+
+    /// `request` without the validators the cache adds.
+    private static func withoutValidators(_ request: URLRequest) -> URLRequest {
         var next = request
         next.setValue(nil, forHTTPHeaderField: "If-None-Match")
         next.setValue(nil, forHTTPHeaderField: "If-Modified-Since")
@@ -184,11 +205,15 @@ extension TaskDelegate {
     /// its body, unless a redirect led to it; a stored response a `304` updated is kept while
     /// it may still be stored.
     func recordInCache(_ snapshot: State, response: HTTPURLResponse?, error: (any Error)?) {
-        guard let cache, let response, let request = task.originalRequest, let url = request.url else { return }
+        guard let cache, let request = task.originalRequest, let url = request.url else { return }
+        // A validation the cache started in the background (`stale-while-revalidate`) ended.
+        if request.cachePolicy == .reloadRevalidatingCacheData { cache.endRevalidation(of: url) }
+        guard let response else { return }
         let fields = Self.fields(of: response)
         cache.invalidate(CacheRules.invalidatedURLs(method: request.httpMethod ?? "GET", url: url, status: response.statusCode, fields: fields))
         guard error == nil else { return }
-        let credentialed = snapshot.sentCredentials || CacheRules.carriesCredentials(request)
+        // A task's own client certificate makes its responses one user's, as credentials do.
+        let credentialed = snapshot.sentCredentials || CacheRules.carriesCredentials(request) || snapshot.settings.clientIdentity != nil
         let storable = { (status: Int, fields: [String: String]) in
             CacheRules.isStorable(status: status, for: request, fields: fields, shared: cache.isShared, credentialed: credentialed)
         }
@@ -204,7 +229,7 @@ extension TaskDelegate {
                       requestTime: requestTime, responseTime: snapshot.responseStart ?? Date(), varying: varying, storedWithCredentials: credentialed))
             else { return }
             cache.store(approved)
-        case .none, .answered(_, nil):
+        case .none, .redirected, .answered(_, nil):
             return
         }
     }
@@ -218,19 +243,28 @@ extension TaskDelegate {
         let proposed = Proposal(response: CachedURLResponse(response: response, data: entry.body, userInfo: nil, storagePolicy: .allowedInMemoryOnly))
         let session = session
         let answer = manager.onDelegateQueue { Proposal(response: proposed.response.flatMap { override(session, dataTask, $0) }) }
-        guard let chosen = answer.response, let changed = chosen.response as? HTTPURLResponse else { return nil }
+        guard let chosen = answer.response, chosen.storagePolicy != .notAllowed, let changed = chosen.response as? HTTPURLResponse,
+              let request = task.originalRequest else { return nil }
+        // What the override made is held to the same rules as what the server sent.
+        var fields = CacheRules.storedFields(Self.fields(of: changed))
+        if chosen.data != entry.body, let name = fields.keys.first(where: { HTTPToken.equalIgnoringASCIICase($0.utf8, "content-length".utf8) }) {
+            fields[name] = String(chosen.data.count)
+        }
+        guard CacheRules.isStorable(status: changed.statusCode, for: request, fields: fields, shared: cache?.isShared ?? true,
+                                    credentialed: entry.storedWithCredentials),
+              let varying = CacheRules.varying(fields, request: request) else { return nil }
         var approved = entry
         approved.statusCode = changed.statusCode
-        approved.fields = CacheRules.storedFields(Self.fields(of: changed))
+        approved.fields = fields
         approved.body = chosen.data
+        approved.varying = varying
         return approved
     }
 
     /// A cached response handed to the override on the delegate queue and back.
     private struct Proposal: @unchecked Sendable {
-        // @unchecked: `CachedURLResponse` is immutable; the value is handed from the queue that
-        // completes the task to the delegate queue and back, one at a time (`onDelegateQueue`
-        // waits).
+        // @unchecked: `onDelegateQueue` waits, so the value is used by one queue at a time: the
+        // queue completing the task, then the delegate queue, then the first again.
         let response: CachedURLResponse?
     }
 

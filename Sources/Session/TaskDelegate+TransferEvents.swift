@@ -89,6 +89,7 @@ extension TaskDelegate: TransferEvents {
         // Each attempt may follow the whole redirect limit, as a task made afresh would (curl's
         // --retry counts each transfer's redirects anew too).
         restartRedirectCount()
+        returnToCache()
         return manager?.renewingCookies(of: request, delegate: self) ?? request
     }
 

@@ -187,7 +187,7 @@ enum CacheRules {
         if let maxAge = requestControl.maxAge, age > TimeInterval(maxAge) { return false }
         if let minFresh = requestControl.minFresh, lifetime - age < TimeInterval(minFresh) { return false }
         if age < lifetime { return true }
-        guard let maxStale = requestControl.maxStale, !control.mustRevalidate, !(shared && control.proxyRevalidate) else { return false }
+        guard let maxStale = requestControl.maxStale, !control.mustRevalidate, !Self.revalidatesWhenStale(control, shared: shared) else { return false }
         return maxStale == Int.max || age - lifetime <= TimeInterval(maxStale)
     }
 
@@ -197,9 +197,15 @@ enum CacheRules {
     /// cache) or the request bounds the age (`max-age`).
     private static func servesStaleWhileRevalidating(_ entry: CachedResponse, requestControl: CacheControl, shared: Bool, now: Date) -> Bool {
         let control = CacheControl(entry.value("Cache-Control"))
-        guard let window = control.staleWhileRevalidate, !control.noCache, !control.mustRevalidate, !(shared && control.proxyRevalidate),
+        guard let window = control.staleWhileRevalidate, !control.noCache, !control.mustRevalidate, !Self.revalidatesWhenStale(control, shared: shared),
               !requestControl.noCache, requestControl.maxAge == nil else { return false }
         return currentAge(of: entry, now: now) - freshnessLifetime(of: entry, shared: shared) <= TimeInterval(window)
+    }
+
+    /// Whether `control` forbids a shared cache to use a stale response without validation:
+    /// `proxy-revalidate`, or `s-maxage`, which implies it (RFC 9111, 5.2.2.10).
+    private static func revalidatesWhenStale(_ control: CacheControl, shared: Bool) -> Bool {
+        shared && (control.proxyRevalidate || control.sharedMaxAge != nil)
     }
 
     /// The server errors a stale response may stand in for (RFC 5861, 4).
@@ -212,7 +218,7 @@ enum CacheRules {
         let control = CacheControl(entry.value("Cache-Control"))
         let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
         guard let window = requestControl.staleIfError ?? control.staleIfError, !control.mustRevalidate,
-              !(shared && control.proxyRevalidate) else { return false }
+              !Self.revalidatesWhenStale(control, shared: shared) else { return false }
         return currentAge(of: entry, now: now) - freshnessLifetime(of: entry, shared: shared) <= TimeInterval(window)
     }
 

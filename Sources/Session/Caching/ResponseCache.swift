@@ -52,7 +52,8 @@ public final class ResponseCache: Sendable {
 
     /// Forgets every response.
     public func removeAllResponses() {
-        state.withLock { $0 = State() }
+        // Validations under way still end (`endRevalidation`).
+        state.withLock { $0 = State(revalidating: $0.revalidating) }
     }
 
     /// Forgets the responses stored for `url`.

@@ -189,6 +189,13 @@ final class CacheRulesTests: XCTestCase {
         XCTAssertEqual(CacheRules.decision(for: lenient, entry: stored, shared: false, now: later(80)), .use(stored))
     }
 
+    func testSharedMaxAgeForbidsASharedCacheToServeItStale() {
+        let stored = entry(["Cache-Control": "s-maxage=60, stale-while-revalidate=600, stale-if-error=600", "ETag": "\"v1\""])
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "max-stale"]), entry: stored, shared: true, now: later(80)), .validate(stored))
+        XCTAssertFalse(CacheRules.servesStaleOnError(stored, request: request(), shared: true, now: later(80)))
+        XCTAssertEqual(CacheRules.decision(for: request(["Cache-Control": "max-stale"]), entry: stored, shared: false, now: later(80)), .use(stored))
+    }
+
     func testOnlyIfCachedIsAnsweredByAUsableResponseOrNotAtAll() {
         let stored = entry(["Cache-Control": "max-age=60", "ETag": "\"v1\""])
         let onlyIfCached = request(["Cache-Control": "only-if-cached"])
