@@ -114,14 +114,20 @@ func benchmarkConfiguration() -> URLSessionConfiguration {
     return configuration
 }
 
-/// The manager as an application uses it: `get` with success and failure handlers.
+/// The manager as an application uses it: `get` with success and failure handlers; with
+/// `cache`, asking with `.returnCacheDataElseLoad`, so that every request after the first is
+/// answered by the cache whatever the file's freshness.
 final class ManagerClient: BenchmarkClient {
     private let manager: HTTPSessionManager
     private let path: String
 
-    init(url: URL, transport: HTTPTransport = .libcurl) {
+    init(url: URL, transport: HTTPTransport = .libcurl, cache: ResponseCache? = nil) {
         manager = HTTPSessionManager(configuration: benchmarkConfiguration(), transport: transport)
         manager.responseSerializer = HTTPResponseSerializer()
+        if let cache {
+            manager.responseCache = cache
+            manager.requestSerializer.cachePolicy = .returnCacheDataElseLoad
+        }
         path = url.absoluteString
     }
 

@@ -270,10 +270,6 @@ extension TaskDelegate {
 
     /// The fields of `response` by name.
     private static func fields(of response: HTTPURLResponse) -> [String: String] {
-        var fields: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name] = value }
-        }
-        return fields
+        response.allHeaderFields as? [String: String] ?? [:]
     }
 }
