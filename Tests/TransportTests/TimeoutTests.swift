@@ -46,7 +46,10 @@ final class TimeoutTests: XCTestCase {
         XCTAssertEqual(outcome.error?.code, .timedOut, "\(String(describing: outcome.error))", file: file, line: line)
         XCTAssertEqual(outcome.error?.userInfo[TimeoutKind.errorUserInfoKey] as? String, kind.rawValue, file: file, line: line)
         XCTAssertGreaterThanOrEqual(outcome.seconds, seconds - 0.01, file: file, line: line)
-        XCTAssertLessThan(outcome.seconds, seconds + 0.1, "fired within 100 ms", file: file, line: line)
+        // Within 250 ms, the connection and the completion included, on two cores shared with
+        // the fault server: sub-second, where URLSession's own protocol rounds a timeout up to
+        // whole seconds.
+        XCTAssertLessThan(outcome.seconds, seconds + 0.25, "fired within 250 ms", file: file, line: line)
     }
 
     func testTheConnectTimeoutFiresWhenNoConnectionIsEstablished() throws {
