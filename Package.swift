@@ -56,6 +56,7 @@ if ProcessInfo.processInfo.environment["AFN_FUZZ"] != nil {
         ("fuzz-transfer-state", "TransferState", ["AFTransport"]),
         ("fuzz-netlink", "Netlink", ["AFReachability"]),
         ("fuzz-resume-data", "ResumeData", ["AFSession"]),
+        ("fuzz-cache-file", "CacheFile", ["AFSession"]),
         ("fuzz-request-encoders", "RequestEncoders", ["AFSerialization"]),
         ("fuzz-response-serializers", "ResponseSerializers", ["AFSerialization"]),
         ("fuzz-combining-marks", "CombiningMarks", ["AFSerialization", "AFSession", "AFNetworkingTesting"]),

@@ -7,14 +7,14 @@
 # seed). CI runs the short form.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   targets: certificate response-head netlink
 #        resume-data request-encoders response-serializers transfer-state combining-marks
-#        server-sent-events
+#        server-sent-events cache-file
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 seconds="${1:-20}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(certificate response-head netlink resume-data request-encoders response-serializers transfer-state combining-marks server-sent-events)
+[ ${#targets[@]} -gt 0 ] || targets=(certificate response-head netlink resume-data request-encoders response-serializers transfer-state combining-marks server-sent-events cache-file)
 scratch="$root/.build-fuzz"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

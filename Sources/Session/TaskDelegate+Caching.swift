@@ -58,7 +58,7 @@ extension TaskDelegate {
                 || CacheControl(request.value(forHTTPHeaderField: "Cache-Control")).onlyIfCached
             return cacheOnly ? unavailable(request, on: transport) : request
         }
-        let now = Date()
+        let now = cache.now()
         let entry = cache.entry(for: request)
         var decision = CacheRules.decision(for: request, entry: entry, shared: cache.isShared, now: now)
         // A stored body past this task's own limit is fetched under the limit instead.
@@ -128,12 +128,12 @@ extension TaskDelegate {
             if response.statusCode == 304, case .validating(let entry, let requestTime) = state.cacheUse {
                 let fields = Self.fields(of: response)
                 guard response.url == entry.url, CacheRules.notModifiedMatches(entry, fields: fields) else { return nil }
-                let updated = CacheRules.updated(entry, with: fields, requestTime: requestTime, responseTime: Date())
+                let updated = CacheRules.updated(entry, with: fields, requestTime: requestTime, responseTime: cache.now())
                 state.cacheUse = .answered(.revalidated, store: updated)
                 return updated
             }
             guard CacheRules.staleIfErrorStatuses.contains(response.statusCode),
-                  CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: Date()) else { return nil }
+                  CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: cache.now()) else { return nil }
             state.cacheUse = .answered(.stale, store: nil)
             return fallback
         }
@@ -147,12 +147,12 @@ extension TaskDelegate {
         let stale: CachedResponse? = state.withLock { state in
             guard let fallback = state.cacheUse.fallback, state.response == nil,
                   let request = task.originalRequest,
-                  CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: Date()) else { return nil }
+                  CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: cache.now()) else { return nil }
             state.cacheUse = .answered(.stale, store: nil)
             return fallback
         }
         guard let stale else { return false }
-        answer(with: stale, age: CacheRules.currentAge(of: stale, now: Date()))
+        answer(with: stale, age: CacheRules.currentAge(of: stale, now: cache.now()))
         return true
     }
 
@@ -226,7 +226,7 @@ extension TaskDelegate {
             guard response.url == url, storable(response.statusCode, fields), let varying = CacheRules.varying(fields, request: request),
                   let approved = approved(CachedResponse(
                       url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", fields: CacheRules.storedFields(fields), body: snapshot.data,
-                      requestTime: requestTime, responseTime: snapshot.responseStart ?? Date(), varying: varying, storedWithCredentials: credentialed))
+                      requestTime: requestTime, responseTime: cache.now(), varying: varying, storedWithCredentials: credentialed))
             else { return }
             cache.store(approved)
         case .none, .redirected, .answered(_, nil):

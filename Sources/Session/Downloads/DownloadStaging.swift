@@ -5,10 +5,10 @@ import Glibc
 
 /// The private directory where downloads are written until they are put in place, and where
 /// partial files wait to be resumed: `$TMPDIR/AFNetworking-downloads-<uid>`, one per user so
-/// that a later process of the same user can resume, made 0700 and refused unless it is a real
-/// directory (not a link) that this user owns and nobody else can enter: another user who
-/// made it first could otherwise read every download and swap a file while it is written.
-/// Files in it are made 0600, exclusively and without following links.
+/// that a later process of the same user can resume, made 0700 and refused unless it is
+/// private (`PrivateDirectory`): another user who made it first could otherwise read every
+/// download and swap a file while it is written. Files in it are made 0600, exclusively and
+/// without following links.
 struct DownloadStaging: Sendable {
     /// The staging directory's path.
     let directory: URL
@@ -29,18 +29,9 @@ struct DownloadStaging: Sendable {
         guard lstat(path, &info) == 0 else {
             throw SessionError.unsafeDownloadDirectory(path: path, reason: String(cString: strerror(errno)))
         }
-        if let problem = Self.problem(mode: info.st_mode, owner: info.st_uid) {
+        if let problem = PrivateDirectory.problem(mode: info.st_mode, owner: info.st_uid) {
             throw SessionError.unsafeDownloadDirectory(path: path, reason: problem)
         }
-    }
-
-    /// Why a directory with `mode` and `owner` is not private to this user, or `nil`. Pure.
-    static func problem(mode: mode_t, owner: uid_t, user: uid_t = geteuid()) -> String? {
-        if mode & S_IFMT == S_IFLNK { return "it is a symbolic link" }
-        if mode & S_IFMT != S_IFDIR { return "it is not a directory" }
-        if owner != user { return "it belongs to user \(owner), not to this user (\(user))" }
-        if mode & 0o077 != 0 { return "other users can reach it (mode \(String(mode & 0o777, radix: 8)))" }
-        return nil
     }
 
     /// A new file at `url`, made exclusively (never over an existing file or through a link)

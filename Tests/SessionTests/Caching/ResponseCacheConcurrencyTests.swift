@@ -6,13 +6,38 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import XCTest
 
 /// One `ResponseCache` shared by tasks on several threads at once (also run under the thread
-/// sanitizer): stored, answered, invalidated and evicted while in use, every task completes
-/// once with its own resource's body.
+/// sanitizer): stored, answered, invalidated and evicted while in use, in memory and on disk,
+/// every task completes once with its own resource's body.
 final class ResponseCacheConcurrencyTests: XCTestCase {
     func testTasksSharingACacheFromManyThreadsEachGetTheirOwnResourcesBody() throws {
+        // Small enough that storing evicts while other tasks read.
+        let cache = ResponseCache(memoryCapacity: 200)
+        try runTasks(sharing: cache)
+        XCTAssertLessThanOrEqual(cache.currentMemoryUsage, 200)
+    }
+
+    func testTasksSharingACacheOnDiskFromManyThreadsEachGetTheirOwnResourcesBody() throws {
+        let scratch = try TemporaryDirectory()
+        addTeardownBlock { scratch.remove() }
+        let directory = scratch.url.appendingPathComponent("cache")
+        // Nothing in memory: every answer is read from a file that other tasks write, replace,
+        // evict and remove meanwhile.
+        let cache = try ResponseCache(memoryCapacity: 0, diskCapacity: 600, directory: directory)
+        try runTasks(sharing: cache)
+        cache.waitForDiskWrites()
+        XCTAssertLessThanOrEqual(cache.currentDiskUsage, 600)
+        let sizes = try FileManager.default.contentsOfDirectory(atPath: directory.path).map {
+            try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent($0).path)[.size] as? Int ?? 0
+        }
+        XCTAssertEqual(sizes.reduce(0, +), cache.currentDiskUsage)
+    }
+
+    /// 400 tasks from many threads, a tenth of them POSTs that invalidate, through `cache`.
+    private func runTasks(sharing cache: ResponseCache) throws {
         let stubs = StubTransport()
         for item in 0..<8 {
             stubs.on("GET", "/items/\(item)").reply(.status(200, fields: ["Cache-Control": "max-age=3600"], body: Data("item \(item)".utf8)))
@@ -20,8 +45,7 @@ final class ResponseCacheConcurrencyTests: XCTestCase {
         }
         let manager = URLSessionManager(transport: stubs.transport)
         manager.responseSerializer = HTTPResponseSerializer()
-        // Small enough that storing evicts while other tasks read.
-        manager.responseCache = ResponseCache(memoryCapacity: 200)
+        manager.responseCache = cache
         addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
         let count = 400
         let wrong = Locked<[String]>([])
@@ -45,6 +69,5 @@ final class ResponseCacheConcurrencyTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
         XCTAssertEqual(completed.withLock { $0 }, count)
         XCTAssertEqual(wrong.withLock { $0 }, [])
-        XCTAssertLessThanOrEqual(manager.responseCache?.currentMemoryUsage ?? 0, 200)
     }
 }

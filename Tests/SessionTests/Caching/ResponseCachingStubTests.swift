@@ -1,11 +1,12 @@
 import AFLocking
 import AFNetworkingTesting
 import AFSerialization
-import AFSession
+@testable import AFSession
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import XCTest
 
 /// A manager's tasks and its `ResponseCache`, answered by a stub (no socket): what is answered
@@ -389,6 +390,63 @@ final class ResponseCachingStubTests: XCTestCase {
         let completion = try get(limited)
         XCTAssertNotNil(completion.error)
         XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    // MARK: Time and disk
+
+    /// A clock the test moves: the cache's rules read it instead of the system's.
+    private final class TestClock: Sendable {
+        private let now = Locked(Date(timeIntervalSinceReferenceDate: 800_000_000))
+        var date: Date { now.withLock { $0 } }
+        func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
+    }
+
+    func testAResponseIsFreshUntilItsMaxAgeThenValidated() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["If-None-Match": "\"v1\""]).reply(.status(304, fields: ["ETag": "\"v1\""]))
+        stubs.on("GET", "/item").reply(reply("first", ["ETag": "\"v1\"", "Cache-Control": "max-age=60"]))
+        let clock = TestClock()
+        let manager = manager(stubs, cache: ResponseCache(memoryCapacity: 1 << 20, disk: nil, isShared: true, now: { clock.date }))
+        let outcomes = recordOutcomes(of: manager)
+        _ = try get(manager)
+        clock.advance(59)
+        XCTAssertEqual(try get(manager).response?.value(forHTTPHeaderField: "Age"), "59")
+        clock.advance(2)
+        XCTAssertEqual(try get(manager).text, "first")
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\""])
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .hit, .revalidated])
+    }
+
+    func testAStaleResponseStandsInForAFailureOnlyWithinItsStaleIfErrorWindow() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["Cache-Control": "max-age=10, stale-if-error=20"]),
+                                          .status(503), .status(503)])
+        let clock = TestClock()
+        let manager = manager(stubs, cache: ResponseCache(memoryCapacity: 1 << 20, disk: nil, isShared: true, now: { clock.date }))
+        _ = try get(manager)
+        clock.advance(29)
+        XCTAssertEqual(try get(manager).text, "first")
+        clock.advance(2)
+        XCTAssertEqual(try get(manager).status, 503)
+    }
+
+    func testAResponseStoredOnDiskAnswersAnotherManagersCacheOnTheDirectory() throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let directory = scratch.url.appendingPathComponent("cache")
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("first", ["Cache-Control": "max-age=3600"]), reply("second", [:])])
+        do {
+            let cache = try ResponseCache(diskCapacity: 1 << 20, directory: directory)
+            let first = manager(stubs, cache: cache)
+            _ = try get(first)
+            cache.waitForDiskWrites()
+            // The directory is free once no manager holds the cache (a process that ended).
+            first.responseCache = nil
+        }
+        let later = manager(stubs, cache: try ResponseCache(diskCapacity: 1 << 20, directory: directory))
+        XCTAssertEqual(try get(later).text, "first")
+        XCTAssertEqual(stubs.requests.count, 1)
     }
 
     // MARK: Metrics and the willCacheResponse override

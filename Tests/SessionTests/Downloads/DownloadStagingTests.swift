@@ -66,13 +66,6 @@ final class DownloadStagingTests: XCTestCase {
         assertRefused(staging, containing: "not a directory")
     }
 
-    func testOwnershipRuleIsPure() {
-        XCTAssertNil(DownloadStaging.problem(mode: S_IFDIR | 0o700, owner: 1000, user: 1000))
-        XCTAssertEqual(DownloadStaging.problem(mode: S_IFDIR | 0o700, owner: 0, user: 1000), "it belongs to user 0, not to this user (1000)")
-        XCTAssertEqual(DownloadStaging.problem(mode: S_IFDIR | 0o750, owner: 1000, user: 1000), "other users can reach it (mode 750)")
-        XCTAssertEqual(DownloadStaging.problem(mode: S_IFDIR | 0o701, owner: 1000, user: 1000), "other users can reach it (mode 701)")
-    }
-
     func testPrivateFilesAreMode0600AndNeverReplaceAnExistingFile() throws {
         let url = scratch.url.appendingPathComponent("new.download")
         try DownloadStaging.createPrivateFile(at: url).close()

@@ -1,0 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The rule for a directory the session keeps files in that are one user's (staged downloads,
+/// a `ResponseCache`'s responses): a real directory, not a link, owned by this user, that
+/// nobody else can enter. Another user who could would read every file and swap one while it
+/// is written. Pure.
+enum PrivateDirectory {
+    /// Why a directory with `mode` and `owner` is not private to `user`, or `nil`.
+    static func problem(mode: mode_t, owner: uid_t, user: uid_t = geteuid()) -> String? {
+        if mode & S_IFMT == S_IFLNK { return "it is a symbolic link" }
+        if mode & S_IFMT != S_IFDIR { return "it is not a directory" }
+        if owner != user { return "it belongs to user \(owner), not to this user (\(user))" }
+        if mode & 0o077 != 0 { return "other users can reach it (mode \(String(mode & 0o777, radix: 8)))" }
+        return nil
+    }
+}
