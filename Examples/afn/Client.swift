@@ -52,7 +52,15 @@ struct Client {
     }
 
     func run() async throws -> Int32 {
-        defer { manager.invalidateSession(cancelingTasks: true) }
+        defer {
+            // What this run stored is on disk before the process ends.
+            manager.responseCache?.waitForDiskWrites()
+            manager.invalidateSession(cancelingTasks: true)
+        }
+        if let directory = invocation.cacheDirectory {
+            // One user's tool: the cache is private, as a browser's is (RFC 9111's private cache).
+            manager.responseCache = try ResponseCache(diskCapacity: 100 << 20, directory: URL(fileURLWithPath: directory), isShared: false)
+        }
         try manager.setSecurityPolicy(try invocation.securityPolicy())
         manager.clientIdentity = try invocation.clientIdentity()
         if let proxy = try invocation.proxySetting() { manager.proxy = proxy }

@@ -45,6 +45,8 @@ struct Invocation {
     var retryMaximumTime: TimeInterval?
     /// `-N`: the body goes to standard output as it arrives, as curl's --no-buffer.
     var noBuffer = false
+    /// `--cache`: the directory of an HTTP cache kept between runs.
+    var cacheDirectory: String?
 
     static let usage = """
         usage: afn get|head|delete URL [--query k=v]...
@@ -60,6 +62,8 @@ struct Invocation {
                  --location-trusted (credentials and secret headers follow redirects to other origins)
                  --verbose (each attempt's request, each retry, the timing of each phase)
                  -N, --no-buffer (the body to standard output as it arrives, not when it is complete)
+                 --cache DIR (an HTTP cache kept between runs in DIR, made private (0700) when missing: a fresh
+                 response answers without the network, a stale one is validated; up to 100 MiB, this user's)
                  --retry N (retry transient failures: cannot connect, timeouts, 408, 429, 500, 502, 503, 504;
                  idempotent methods; Retry-After honoured)  --retry-max-time S (no retry after S seconds)
                  --unix-socket PATH (connect to a Unix domain socket; or an http+unix:// URL)
@@ -120,6 +124,7 @@ struct Invocation {
                 user = (name, password)
             case "--verbose": verbose = true
             case "-N", "--no-buffer": noBuffer = true
+            case "--cache": cacheDirectory = try value(for: argument)
             case "--unix-socket": unixSocket = try value(for: argument)
             case "--connect-timeout": connectTimeout = try seconds(for: argument)
             case "--max-time": maximumTime = try seconds(for: argument)

@@ -1,8 +1,8 @@
 import AFNetworking
 import Foundation
 
-/// `--verbose`: each attempt's request line and headers (credentials hidden), each retry, and
-/// the timing of every phase of every exchange, on stderr.
+/// `--verbose`: each attempt's request line and headers (credentials hidden), each retry, the
+/// timing of every phase of every exchange, and what the cache did, on stderr.
 final class VerboseLog: EventMonitor {
     let queue = DispatchQueue(label: "afn.verbose")
     private let redaction = Redaction()
@@ -19,7 +19,8 @@ final class VerboseLog: EventMonitor {
     }
 
     func task(_ task: URLSessionTask, didCompleteWith response: HTTPURLResponse?, error: (any Error)?, metrics: TaskMetrics) {
-        write(metrics.transactionMetrics.map(Self.describe))
+        let cache = metrics.cacheOutcome == .notUsed ? [] : ["* cache \(metrics.cacheOutcome)"]
+        write(metrics.transactionMetrics.map(Self.describe) + cache)
     }
 
     /// Waits until every line queued so far is written.

@@ -182,6 +182,9 @@ final class TaskDelegate: @unchecked Sendable {
         guard let curlTransport, let request = task.originalRequest else { return nil }
         let settings = settings
         guard let sent = requestAfterCache(request, limits: settings.limits, on: curlTransport) else { return nil }
+        // The task shows what it sends, a validation's validators included (`curlCommand`).
+        // Not `sent != request`: corelibs' `URLRequest` equality ignores header fields.
+        if cache != nil { (task as? ManagedDataTask)?.willSend(sent) }
         return CurlTransfer(request: sent, registration: TransferRegistration(transport: curlTransport, events: self, options: transferOptions(settings)))
     }
 

@@ -106,7 +106,8 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// A manager with `configuration`, or by default `.default` without a `URLCache`: every
     /// data task otherwise pays for a cache lookup (a directory listing under `~/.cache` on
-    /// Linux) that an API client rarely wants. `transport` chooses what carries the requests.
+    /// Linux) that an API client rarely wants. A configuration's `URLCache` gives the manager
+    /// its `responseCache`. `transport` chooses what carries the requests.
     public init(configuration: URLSessionConfiguration? = nil, transport: HTTPTransport = .libcurl, cookieJar: CookieJar = CookieJar()) {
         self.transport = transport
         self.cookieJar = cookieJar
@@ -127,6 +128,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         operationQueue.maxConcurrentOperationCount = 1
         operationQueue.name = "AFNetworking.delegate"
         super.init()
+        if let urlCache = sessionConfiguration.urlCache {
+            self.configuration.withLock { $0.responseCache = ResponseCache.standIn(for: urlCache) }
+        }
     }
 
     /// Nobody references the manager and no task is left: invalidating the session lets
@@ -215,10 +219,14 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// Where GET responses are kept for reuse, under HTTP caching's rules and each request's
     /// `cachePolicy` (`ResponseCache`), for tasks created from now on; several managers may
-    /// share one. Default `nil`: every request goes to the network, as with a session whose
-    /// `urlCache` is `nil`. Tasks carried by URLSession's own protocol (`transport:
-    /// .urlSession`, or the fallback where libcurl cannot be loaded) do not use it. Ports the
-    /// session configuration's `URLCache` that AFNetworking's requests go through.
+    /// share one. Default: for a configuration with a `urlCache` (`.default` and `.ephemeral`
+    /// have one), a shared cache in memory of its `memoryCapacity`, one per `URLCache` object
+    /// (managers made with `URLCache.shared` share it); `nil` for the manager's own default
+    /// configuration, which has no `urlCache`, and every request then goes to the network.
+    /// Tasks carried by URLSession's own protocol (`transport: .urlSession`, or the fallback
+    /// where libcurl cannot be loaded) use the configuration's `urlCache` instead, as
+    /// URLSession does. Ports the session configuration's `URLCache` that AFNetworking's
+    /// requests go through.
     public var responseCache: ResponseCache? {
         get { configuration.withLock { $0.responseCache } }
         set { configuration.withLock { $0.responseCache = newValue } }

@@ -630,4 +630,46 @@ final class AFNCommandTests: XCTestCase {
             XCTAssertEqual(try afn("get", "http://127.0.0.1/", "--connect-timeout", value).status, 2, value)
         }
     }
+
+    // MARK: --cache
+
+    func testWithACacheAFreshResponseAnswersTheNextRunWithoutTheNetwork() throws {
+        let server = try server { _ in .status(200, fields: ["Cache-Control": "max-age=3600", "Content-Type": "text/plain"], body: Data("first".utf8)) }
+        let cache = directory.url.appendingPathComponent("cache").path
+        XCTAssertEqual(try afn("get", address(server, "/item"), "--cache", cache).status, 0)
+        let second = try afn("get", address(server, "/item"), "--cache", cache, "--verbose")
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(second.stdout, Data("first".utf8))
+        XCTAssertTrue(second.stderr.contains("* cache hit"), second.stderr)
+        XCTAssertEqual(server.requests.count, 1)
+        var info = stat()
+        XCTAssertEqual(lstat(cache, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o7777, 0o700)
+    }
+
+    func testWithACacheAStaleResponseIsValidatedAndAnsweredByANotModified() throws {
+        let server = try server { request in
+            request.value(forHeader: "If-None-Match") == "\"v1\""
+                ? .status(304, fields: ["ETag": "\"v1\""])
+                : .status(200, fields: ["ETag": "\"v1\"", "Cache-Control": "no-cache", "Content-Type": "text/plain"], body: Data("first".utf8))
+        }
+        let cache = directory.url.appendingPathComponent("cache").path
+        XCTAssertEqual(try afn("get", address(server, "/item"), "--cache", cache).status, 0)
+        let second = try afn("get", address(server, "/item"), "--cache", cache, "--verbose")
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(second.stdout, Data("first".utf8))
+        XCTAssertTrue(second.stderr.contains("HTTP 200"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("> If-None-Match: \"v1\""), second.stderr)
+        XCTAssertTrue(second.stderr.contains("* cache revalidated"), second.stderr)
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\""])
+    }
+
+    func testACacheDirectoryOthersCanReachIsRefused() throws {
+        let cache = directory.url.appendingPathComponent("cache").path
+        XCTAssertEqual(mkdir(cache, 0o755), 0)
+        XCTAssertEqual(chmod(cache, 0o755), 0)
+        let run = try afn("get", "http://127.0.0.1:9/", "--cache", cache)
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.contains("other users can reach it (mode 755)"), run.stderr)
+    }
 }

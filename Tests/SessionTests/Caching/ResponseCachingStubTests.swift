@@ -528,6 +528,19 @@ final class ResponseCachingStubTests: XCTestCase {
         XCTAssertTrue(line?.contains("If-None-Match: \"v1\"") == true, "\(lines.withLock { $0 })")
     }
 
+    func testAValidatingTasksCurrentRequestAndItsCurlCommandCarryTheValidators() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["If-None-Match": "\"v1\""]).reply(.status(304))
+        stubs.on("GET", "/item").reply(reply("first", ["ETag": "\"v1\"", "Cache-Control": "no-cache"]))
+        let manager = manager(stubs)
+        _ = try get(manager)
+        let sent = Locked<URLRequest?>(nil)
+        _ = try run(URLRequest(url: itemURL), on: manager) { task in
+            manager.overrides.taskDidComplete = { _, task, _ in sent.withLock { $0 = task.currentRequest } }
+        }
+        XCTAssertEqual(sent.withLock { $0 }?.curlCommand(), #"curl 'https://api.example.com/item' -H 'If-None-Match: "v1"'"#)
+    }
+
     func testTheWillCacheResponseOverrideMayRefuseAResponse() throws {
         let stubs = StubTransport(baseURL: base)
         stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "max-age=3600"]))
