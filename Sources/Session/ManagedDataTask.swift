@@ -134,9 +134,9 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
         if let transfer {
             transfer.transport.cancel(transfer, with: error)
         } else if let delegate {
-            // No transfer runs that could end it: it completes on its transport's queue, as
+            // No transfer runs that could end it: it completes where its events happen, as
             // every task of the manager's own does, never on the caller's thread.
-            delegate.curlTransport?.async { delegate.transferDidComplete(with: error) }
+            delegate.onEventQueue { delegate.transferDidComplete(with: error) }
         }
     }
 

@@ -4,12 +4,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The task and its manager's `ResponseCache` (the manager's own tasks, on libcurl or a stub):
-/// asked before the transfer starts (`CacheRules.decision`), answering in the transfer's place
-/// with what it stored, taking a `304` or (RFC 5861's `stale-if-error`) a failure as the stored
-/// response, and told what the task received when it completes. The cache's answers reach the
-/// task as a transfer's events would, on the transport's queue, so that overrides, monitors,
-/// progress and the completion see what they see of the network.
+/// The task and its manager's `ResponseCache`, on every transport: asked before anything is
+/// sent (`cacheStep`: when the transfer starts on libcurl and a stub, when the task is made on
+/// URLSession's own protocol, whose task is made with the request it sends), answering in the
+/// transfer's place with what it stored, taking a `304` or (RFC 5861's `stale-if-error`) a
+/// failure as the stored response, and told what the task received when it completes. The
+/// cache's answers reach the task as a transfer's events would, where its events happen
+/// (`onEventQueue`), so that overrides, monitors, progress and the completion see what they
+/// see of the network.
 extension TaskDelegate {
     /// What the task does with the cache.
     enum CacheUse {
@@ -47,16 +49,29 @@ extension TaskDelegate {
         }
     }
 
-    /// The request the task's transfer sends, once the cache was asked: `request`, or with the
-    /// stored response's validators; `nil` when the cache answers the task (on `transport`'s
-    /// queue, where its transfer would have).
-    func requestAfterCache(_ request: URLRequest, limits: ResponseLimits, on transport: CurlTransport) -> URLRequest? {
-        guard let cache else { return request }
+    /// What the cache makes of the task's request before anything is sent.
+    enum CacheStep {
+        /// Send this: the request, or the request with the stored response's validators.
+        case send(URLRequest)
+        /// Answer with the stored response, which is `age` seconds old, without the network;
+        /// `revalidates`: and validate it in the background (`stale-while-revalidate`).
+        case answer(CachedResponse, age: TimeInterval, revalidates: Bool)
+        /// Fail for want of a stored response that may answer (`returnCacheDataDontLoad`,
+        /// `only-if-cached`): nothing is sent.
+        case unavailable
+    }
+
+    /// What `cache` makes of `request`, a task's of `kind` (`streamsBody`: its body goes to a
+    /// stream) whose own `limits` a stored body must fit, and what the task then does with the
+    /// cache. Reads the cache, changes nothing else.
+    static func cacheStep(
+        for request: URLRequest, kind: Kind, streamsBody: Bool, limits: ResponseLimits, cache: ResponseCache
+    ) -> (step: CacheStep, use: CacheUse) {
         guard kind == .data, !streamsBody, CacheRules.isCacheable(request) else {
             // Answered by the cache alone, which this request does not use: never sent.
             let cacheOnly = request.cachePolicy == .returnCacheDataDontLoad
                 || CacheControl(request.value(forHTTPHeaderField: "Cache-Control")).onlyIfCached
-            return cacheOnly ? unavailable(request, on: transport) : request
+            return cacheOnly ? (.unavailable, .answered(.unavailable, store: nil)) : (.send(request), .none)
         }
         let now = cache.now()
         let entry = cache.entry(for: request)
@@ -68,35 +83,47 @@ extension TaskDelegate {
         }
         switch decision {
         case .use(let entry):
-            state.withLock { $0.cacheUse = .answered(.hit, store: nil) }
-            transport.async { self.answer(with: entry, age: CacheRules.currentAge(of: entry, now: now)) }
-            return nil
+            return (.answer(entry, age: CacheRules.currentAge(of: entry, now: now), revalidates: false), .answered(.hit, store: nil))
         case .useWhileRevalidating(let entry):
-            state.withLock { $0.cacheUse = .answered(.staleWhileRevalidating, store: nil) }
-            transport.async { self.answer(with: entry, age: CacheRules.currentAge(of: entry, now: now)) }
-            if let manager, cache.beginsRevalidation(of: request) { manager.revalidate(request, credential: credential, in: cache) }
-            return nil
+            return (.answer(entry, age: CacheRules.currentAge(of: entry, now: now), revalidates: true), .answered(.staleWhileRevalidating, store: nil))
         case .unavailable:
-            return unavailable(request, on: transport)
+            return (.unavailable, .answered(.unavailable, store: nil))
         case .validate(let entry):
-            state.withLock { $0.cacheUse = .validating(entry, requestTime: now) }
-            return CacheRules.conditionalRequest(request, validating: entry)
+            return (.send(CacheRules.conditionalRequest(request, validating: entry)), .validating(entry, requestTime: now))
         case .fetch:
             // A reload asks the server alone: no stored response stands in for its failure.
             let reloads = [.reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData].contains(request.cachePolicy)
-            state.withLock { $0.cacheUse = .fetching(requestTime: now, fallback: reloads ? nil : entry) }
-            return request
+            return (.send(request), .fetching(requestTime: now, fallback: reloads ? nil : entry))
         }
     }
 
-    /// Fails the task, on `transport`'s queue, for want of a stored response that may answer
-    /// it (`returnCacheDataDontLoad`, `only-if-cached`): `URLError.resourceUnavailable`.
-    private func unavailable(_ request: URLRequest, on transport: CurlTransport) -> URLRequest? {
-        state.withLock { $0.cacheUse = .answered(.unavailable, store: nil) }
-        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "No stored response answers the request, which may only be answered from the cache."]
-        userInfo[NSURLErrorFailingURLErrorKey] = request.url
-        let error = URLError(.resourceUnavailable, userInfo: userInfo)
-        transport.async { self.transferDidComplete(with: error) }
+    /// The task's request as the cache makes it (`cacheStep`), the task's use of the cache
+    /// recorded: `nil` when nothing is sent.
+    func requestAfterCache(_ request: URLRequest, limits: ResponseLimits) -> URLRequest? {
+        guard let cache else { return request }
+        let (step, use) = Self.cacheStep(for: request, kind: kind, streamsBody: streamsBody, limits: limits, cache: cache)
+        state.withLock { $0.cacheUse = use }
+        return carryOut(step)
+    }
+
+    /// Carries out `step` where the task's events happen (`onEventQueue`): the stored
+    /// response's answer (and its background validation), or the failure for want of one
+    /// (`URLError.resourceUnavailable`). Returns the request to send, `nil` when nothing is.
+    func carryOut(_ step: CacheStep) -> URLRequest? {
+        switch step {
+        case .send(let request):
+            return request
+        case .answer(let entry, let age, let revalidates):
+            onEventQueue { self.answer(with: entry, age: age) }
+            if revalidates, let cache, let manager, let request = task.originalRequest, cache.beginsRevalidation(of: request) {
+                manager.revalidate(request, credential: credential, in: cache)
+            }
+        case .unavailable:
+            var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "No stored response answers the request, which may only be answered from the cache."]
+            userInfo[NSURLErrorFailingURLErrorKey] = task.originalRequest?.url
+            let error = URLError(.resourceUnavailable, userInfo: userInfo)
+            onEventQueue { self.transferDidComplete(with: error) }
+        }
         return nil
     }
 

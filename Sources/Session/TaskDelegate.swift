@@ -104,6 +104,9 @@ final class TaskDelegate: @unchecked Sendable {
         var discardsBody = false
         /// A request sent carried credentials the task's own request did not.
         var sentCredentials = false
+        /// How the cache answers a task of URLSession's own protocol without the network,
+        /// decided when the task was made (`URLSessionManager.makeTask`).
+        var cacheAnswer: CacheStep?
 
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {
@@ -120,8 +123,8 @@ final class TaskDelegate: @unchecked Sendable {
     private let managerReference: WeakManager
     let responseSerializer: any URLResponseSerialization
     let credential: URLCredential?
-    /// The manager's `responseCache` for a task it runs itself (`TaskDelegate+Caching`), as
-    /// when the task was made; `nil` for none.
+    /// The manager's `responseCache` (`TaskDelegate+Caching`), as when the task was made;
+    /// `nil` for none.
     let cache: ResponseCache?
     let bodyStream: UploadBodyStream?
     /// The upload's length when URLSession cannot know it (stream bodies).
@@ -176,16 +179,33 @@ final class TaskDelegate: @unchecked Sendable {
     var manager: URLSessionManager? { managerReference.manager }
 
     /// The transfer that carries the task on its libcurl transport, with what the task asks
-    /// of it now; `nil` for a task of URLSession's own protocol, and for one its manager's
-    /// cache answers without the network (on the transport's queue).
+    /// of it now; `nil` when its manager's cache answers it without the network (where its
+    /// events happen), and for a task of URLSession's own protocol, which is made with the
+    /// transfer it asks for unless the cache answers it.
     func makeTransfer() -> CurlTransfer? {
-        guard let curlTransport, let request = task.originalRequest else { return nil }
+        guard let request = task.originalRequest else { return nil }
+        guard let curlTransport else {
+            // A task of URLSession's own protocol that its cache answers, decided when it was made.
+            if let step = state.withLock({ $0.cacheAnswer }) { _ = carryOut(step) }
+            return nil
+        }
         let settings = settings
-        guard let sent = requestAfterCache(request, limits: settings.limits, on: curlTransport) else { return nil }
+        guard let sent = requestAfterCache(request, limits: settings.limits) else { return nil }
         // The task shows what it sends, a validation's validators included (`curlCommand`).
         // Not `sent != request`: corelibs' `URLRequest` equality ignores header fields.
         if cache != nil { (task as? ManagedDataTask)?.willSend(sent) }
         return CurlTransfer(request: sent, registration: TransferRegistration(transport: curlTransport, events: self, options: transferOptions(settings)))
+    }
+
+    /// Runs `body` where the task's events happen: on its libcurl transport's queue, or for a
+    /// task of URLSession's own protocol on the delegate queue, where URLSession calls the
+    /// manager.
+    func onEventQueue(_ body: @escaping @Sendable () -> Void) {
+        if let curlTransport {
+            curlTransport.async(body)
+        } else {
+            manager?.operationQueue.addOperation(body)
+        }
     }
 
     /// The response and byte counts a `ManagedDataTask` shows while it runs.

@@ -66,14 +66,21 @@ extension URLSessionManager {
             if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
             let (prepared, bodyStream) = Self.prepared(
                 request, carriedBy: curlTransport, configurationTimeout: sessionConfiguration.timeoutIntervalForRequest)
+            // URLSession's own task is made with the request it sends, so its cache is asked now;
+            // a task the cache answers without the network is the manager's own, which
+            // URLSession never sees.
+            let cached = curlTransport == nil && uploadFile == nil ? configuration.responseCache.map {
+                TaskDelegate.cacheStep(for: prepared, kind: kind, streamsBody: handlers.bodyChannel != nil, limits: configuration.responseLimits, cache: $0)
+            } : nil
             let task: URLSessionTask
-            if curlTransport != nil {
+            switch (curlTransport, cached?.step) {
+            case (.some, _), (nil, .answer?), (nil, .unavailable?):
                 state.taskCount += 1
                 task = ManagedDataTask(identifier: state.taskCount, request: prepared)
-            } else if let uploadFile {
-                task = session.uploadTask(with: prepared, fromFile: uploadFile)
-            } else {
-                task = session.dataTask(with: prepared)
+            case (nil, .send(let sent)?):
+                task = session.dataTask(with: sent)
+            case (nil, nil):
+                task = uploadFile.map { session.uploadTask(with: prepared, fromFile: $0) } ?? session.dataTask(with: prepared)
             }
             let delegate = TaskDelegate(
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer,
@@ -85,12 +92,18 @@ extension URLSessionManager {
                     limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
                     interceptor: curlTransport == nil ? nil : state.interceptor,
                     sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins, redaction: configuration.redaction),
-                cache: curlTransport == nil ? nil : configuration.responseCache,
+                cache: configuration.responseCache,
                 monitors: configuration.eventMonitors,
                 reportsBody: curlTransport != nil && overridesState.withLock {
                     kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil
-                }, sessionTasks: curlTransport == nil ? nil : state.managedTasks)
+                }, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil)
             delegate.requestCarriesJarCookies = carriesJarCookies
+            if let cached {
+                delegate.state.withLock { state in
+                    state.cacheUse = cached.use
+                    if case .send = cached.step {} else { state.cacheAnswer = cached.step }
+                }
+            }
             if let task = task as? ManagedDataTask {
                 task.attach(delegate)
                 state.managedTasks.enter()

@@ -37,6 +37,8 @@ extension URLSessionManager: URLSessionDataDelegate {
         var (disposition, credential) = answer(to: challenge, of: task, delegate: delegate, in: session)
         if disposition == .cancelAuthenticationChallenge { delegate?.didRefuseAuthenticationChallenge() }
         if disposition != .useCredential { credential = nil }
+        // The request sent again carries credentials: its response is one user's.
+        if credential != nil { delegate?.sentCredentials() }
         completionHandler(disposition, credential)
     }
 
@@ -85,7 +87,8 @@ extension URLSessionManager: URLSessionDataDelegate {
     ) {
         let delegate = table.delegate(for: task)
         storeCookies(of: response, delegate: delegate)
-        completionHandler(redirection(of: task, delegate: delegate, in: session, response: response, to: request, resendsBody: false))
+        let next = redirection(of: task, delegate: delegate, in: session, response: response, to: request, resendsBody: false)
+        completionHandler(next.map { delegate?.leaveCache(redirectingWith: $0) ?? $0 })
     }
 
     /// The request that follows a redirect of `task` (whose `delegate` counts it), with exactly
@@ -169,9 +172,12 @@ extension URLSessionManager: URLSessionDataDelegate {
 
     /// Removes the task from the table and completes it exactly once.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let delegate = table.delegate(for: task)
+        // A stored response that may stand in for the failure answers instead (`stale-if-error`).
+        if delegate?.answerStaleOnFailure(error) == true { return }
         // URLSession's own count may be ahead of the last `didSendBodyData` it delivered: the
         // task's metrics take the larger.
-        table.delegate(for: task)?.didSend(atLeast: task.countOfBytesSent)
+        delegate?.didSend(atLeast: task.countOfBytesSent)
         complete(task, error: error, in: session)
     }
 
@@ -194,6 +200,18 @@ extension URLSessionManager: URLSessionDataDelegate {
         let delegate = table.delegate(for: dataTask)
         if let http = response as? HTTPURLResponse, delegate?.endedAtRedirect != true {
             storeCookies(of: http, delegate: delegate)
+            // A `304` (or a 5xx a stale response stands in for) answering the cache's
+            // validation: the task takes the stored response and body, not URLSession's.
+            if let delegate, let stored = delegate.storedAnswer(to: http), let storedResponse = stored.response {
+                let disposition = receive(storedResponse, of: dataTask, delegate: delegate, in: session)
+                if disposition == .allow, let total = delegate.didReceive(data: stored.body) {
+                    report(stored.body.count, bytesOf: stored.body, total: total, of: dataTask, delegate: delegate, in: session)
+                }
+                delegate.state.withLock { $0.discardsBody = true }
+                completionHandler(disposition)
+                if disposition == .cancel { dataTask.cancel() }
+                return
+            }
             if let delegate, !(100..<200).contains(http.statusCode), stopsAtSizeLimit(
                 delegate, bytes: http.expectedContentLength, declaredLength: http.expectedContentLength, response: http) {
                 completionHandler(.cancel)

@@ -124,6 +124,9 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         carriedConfiguration.httpAdditionalHeaders = nil
         // The manager keeps cookies in its jar: URLSession neither reads nor writes a store.
         carriedConfiguration.httpCookieStorage = nil
+        // And responses in its `responseCache` (a configuration's `URLCache` becomes one), in
+        // front of both transports.
+        carriedConfiguration.urlCache = nil
         operationQueue = OperationQueue()
         operationQueue.maxConcurrentOperationCount = 1
         operationQueue.name = "AFNetworking.delegate"
@@ -223,10 +226,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// have one), a shared cache in memory of its `memoryCapacity`, one per `URLCache` object
     /// (managers made with `URLCache.shared` share it); `nil` for the manager's own default
     /// configuration, which has no `urlCache`, and every request then goes to the network.
-    /// Tasks carried by URLSession's own protocol (`transport: .urlSession`, or the fallback
-    /// where libcurl cannot be loaded) use the configuration's `urlCache` instead, as
-    /// URLSession does. Ports the session configuration's `URLCache` that AFNetworking's
-    /// requests go through.
+    /// The cache stands in front of both transports: on URLSession's own protocol
+    /// (`transport: .urlSession`, or the fallback where libcurl cannot be loaded) it is asked
+    /// when the task is made, and a task it answers without the network is the manager's own
+    /// (URLSession's `URLCache` is not used). Ports the session configuration's `URLCache`
+    /// that AFNetworking's requests go through.
     public var responseCache: ResponseCache? {
         get { configuration.withLock { $0.responseCache } }
         set { configuration.withLock { $0.responseCache = newValue } }

@@ -1,3 +1,4 @@
+import AFLocking
 import AFNetworkingTesting
 import AFSerialization
 import AFSession
@@ -7,25 +8,114 @@ import FoundationNetworking
 #endif
 import XCTest
 
-/// A manager's `ResponseCache` against a server on 127.0.0.1, through libcurl (the transport
-/// that carries the cache; URLSession's own protocol does not use it): the conformance case of
-/// a GET with an `ETag` validated by `If-None-Match` and answered `304`.
+/// A manager's `ResponseCache` against a server on 127.0.0.1, on the transport under test
+/// (`scripts/test.sh` runs these on libcurl and on URLSession's own protocol): the conformance
+/// case of a GET with an `ETag` validated by `If-None-Match` and answered `304`, a fresh
+/// response answered without the network, a stale one standing in for a server error, a
+/// cache-only request, a configuration's `URLCache`, and what the metrics say.
 final class ResponseCachingTests: XCTestCase {
+    private func manager(configuration: URLSessionConfiguration? = nil, cache: ResponseCache? = ResponseCache()) -> URLSessionManager {
+        let manager = URLSessionManager(configuration: configuration, transport: .underTest)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
+        if let cache { manager.responseCache = cache }
+        return manager
+    }
+
+    /// The cache outcomes of the tasks `manager` completes from now on, in order.
+    private func recordOutcomes(of manager: URLSessionManager) -> Locked<[CacheOutcome]> {
+        let outcomes = Locked<[CacheOutcome]>([])
+        manager.overrides.taskDidFinishCollectingMetrics = { _, _, metrics in outcomes.withLock { $0.append(metrics.cacheOutcome) } }
+        return outcomes
+    }
+
     func testARevalidatedGetDeliversTheFirstBodyWithStatus200() async throws {
         let body = #"{"items":[1,2,3]}"#
         let server = try makeServer { request in
             if request.value(forHeader: "If-None-Match") == "\"v1\"" { return .status(304, fields: ["ETag": "\"v1\""]) }
             return .status(200, fields: ["Content-Type": "application/json", "ETag": "\"v1\"", "Cache-Control": "no-cache"], body: Data(body.utf8))
         }
-        let manager = URLSessionManager(transport: .libcurl)
-        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
-        manager.responseSerializer = HTTPResponseSerializer()
-        manager.responseCache = ResponseCache()
+        let manager = manager()
+        let outcomes = recordOutcomes(of: manager)
         let first = try await manager.data(for: URLRequest(url: server.url("/items")))
         let second = try await manager.data(for: URLRequest(url: server.url("/items")))
         XCTAssertEqual(String(decoding: first.value, as: UTF8.self), body)
         XCTAssertEqual(second.response.statusCode, 200)
         XCTAssertEqual(String(decoding: second.value, as: UTF8.self), body)
         XCTAssertEqual(server.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\""])
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .revalidated])
+    }
+
+    func testAFreshResponseAnswersWithoutTheNetwork() async throws {
+        let server = try makeServer { _ in .status(200, fields: ["Cache-Control": "max-age=3600"], body: Data("first".utf8)) }
+        let manager = manager()
+        let outcomes = recordOutcomes(of: manager)
+        _ = try await manager.data(for: URLRequest(url: server.url("/item")))
+        let second = try await manager.data(for: URLRequest(url: server.url("/item")))
+        XCTAssertEqual(second.value, Data("first".utf8))
+        XCTAssertEqual(second.response.value(forHTTPHeaderField: "Cache-Control"), "max-age=3600")
+        XCTAssertEqual(server.requests.count, 1)
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .hit])
+    }
+
+    func testAStaleResponseStandsInForAServerErrorWithinStaleIfError() async throws {
+        let served = Locked(0)
+        let server = try makeServer { _ in
+            served.withLock { count -> Int in
+                count += 1
+                return count
+            } == 1
+                ? .status(200, fields: ["Cache-Control": "max-age=0, stale-if-error=3600"], body: Data("first".utf8))
+                : .status(503, body: Data("down".utf8))
+        }
+        let manager = manager()
+        _ = try await manager.data(for: URLRequest(url: server.url("/item")))
+        let second = try await manager.data(for: URLRequest(url: server.url("/item")))
+        XCTAssertEqual(second.response.statusCode, 200)
+        XCTAssertEqual(second.value, Data("first".utf8))
+        XCTAssertEqual(server.requests.count, 2)
+    }
+
+    func testAStaleResponseStandsInForAConnectionRefusedWithinStaleIfError() async throws {
+        let server = try makeServer { _ in .status(200, fields: ["Cache-Control": "max-age=0, stale-if-error=3600"], body: Data("first".utf8)) }
+        let url = server.url("/item")
+        let manager = manager()
+        _ = try await manager.data(for: URLRequest(url: url))
+        server.stop()
+        let second = try await manager.data(for: URLRequest(url: url))
+        XCTAssertEqual(second.value, Data("first".utf8))
+    }
+
+    func testACacheOnlyRequestWithNothingStoredFailsUnsent() async throws {
+        let server = try makeServer()
+        let manager = manager()
+        let outcomes = recordOutcomes(of: manager)
+        do {
+            _ = try await manager.data(for: URLRequest(url: server.url("/item"), cachePolicy: .returnCacheDataDontLoad))
+            XCTFail("answered")
+        } catch {
+            XCTAssertEqual((error as? URLError)?.code, .resourceUnavailable)
+        }
+        XCTAssertEqual(server.requests.count, 0)
+        XCTAssertEqual(outcomes.withLock { $0 }, [.unavailable])
+    }
+
+    func testAConfigurationsURLCacheIsTheStore() async throws {
+        let server = try makeServer { _ in .status(200, fields: ["Cache-Control": "max-age=3600"], body: Data("first".utf8)) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
+        let manager = manager(configuration: configuration, cache: nil)
+        _ = try await manager.data(for: URLRequest(url: server.url("/item")))
+        let second = try await manager.data(for: URLRequest(url: server.url("/item")))
+        XCTAssertEqual(second.value, Data("first".utf8))
+        XCTAssertEqual(server.requests.count, 1)
+    }
+
+    func testAnAnswerFromTheCacheCanBeCancelledBeforeItIsResumed() throws {
+        let server = try makeServer { _ in .status(200, fields: ["Cache-Control": "max-age=3600"], body: Data("first".utf8)) }
+        let manager = manager()
+        _ = try run(URLRequest(url: server.url("/item")), on: manager)
+        let completion = try run(URLRequest(url: server.url("/item")), on: manager) { $0.cancel() }
+        XCTAssertEqual((completion.error as? URLError)?.code, .cancelled)
     }
 }
