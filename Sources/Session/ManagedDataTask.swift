@@ -5,11 +5,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A task the manager runs itself on its libcurl (or stubbed) transport: to every caller a
-/// `URLSessionDataTask`, but resuming, suspending and cancelling it reach its transfer
-/// directly, with no URLSession task layer between the manager and the transport (which cost
-/// four queue hops and 146,000 instructions a request, BENCHMARKS.md). Its `TaskDelegate`,
-/// in the manager's table, still holds everything else about it. The base class's own
+/// A task the manager runs itself on its libcurl (or stubbed) transport, or that its cache
+/// answers without the network on any transport: to every caller a `URLSessionDataTask`, but
+/// resuming, suspending and cancelling it reach its transfer directly, with no URLSession task
+/// layer between the manager and the transport (which cost four queue hops and 146,000
+/// instructions a request, BENCHMARKS.md). Its `TaskDelegate`, in the manager's table, still
+/// holds everything else about it. The base class's own
 /// `resume`, `suspend` and `cancel` never run: they reach URLSession's protocol machinery, and
 /// trap without a session.
 final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {

@@ -53,9 +53,9 @@ extension TaskDelegate {
     enum CacheStep {
         /// Send this: the request, or the request with the stored response's validators.
         case send(URLRequest)
-        /// Answer with the stored response, which is `age` seconds old, without the network;
-        /// `revalidates`: and validate it in the background (`stale-while-revalidate`).
-        case answer(CachedResponse, age: TimeInterval, revalidates: Bool)
+        /// Answer with the stored response without the network; `revalidates`: and validate
+        /// it in the background (`stale-while-revalidate`).
+        case answer(CachedResponse, revalidates: Bool)
         /// Fail for want of a stored response that may answer (`returnCacheDataDontLoad`,
         /// `only-if-cached`): nothing is sent.
         case unavailable
@@ -83,9 +83,9 @@ extension TaskDelegate {
         }
         switch decision {
         case .use(let entry):
-            return (.answer(entry, age: CacheRules.currentAge(of: entry, now: now), revalidates: false), .answered(.hit, store: nil))
+            return (.answer(entry, revalidates: false), .answered(.hit, store: nil))
         case .useWhileRevalidating(let entry):
-            return (.answer(entry, age: CacheRules.currentAge(of: entry, now: now), revalidates: true), .answered(.staleWhileRevalidating, store: nil))
+            return (.answer(entry, revalidates: true), .answered(.staleWhileRevalidating, store: nil))
         case .unavailable:
             return (.unavailable, .answered(.unavailable, store: nil))
         case .validate(let entry):
@@ -95,6 +95,12 @@ extension TaskDelegate {
             let reloads = [.reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData].contains(request.cachePolicy)
             return (.send(request), .fetching(requestTime: now, fallback: reloads ? nil : entry))
         }
+    }
+
+    /// The request the cache reads the task's rules from: the task's own, before the cache
+    /// added validators (a task of URLSession's own protocol is made with them).
+    var requestForCache: URLRequest? {
+        state.withLock { $0.cacheRequest } ?? task.originalRequest
     }
 
     /// The task's request as the cache makes it (`cacheStep`), the task's use of the cache
@@ -113,14 +119,16 @@ extension TaskDelegate {
         switch step {
         case .send(let request):
             return request
-        case .answer(let entry, let age, let revalidates):
+        case .answer(let entry, let revalidates):
+            // Its age when it answers: a task of URLSession's own protocol answers when resumed.
+            let age = cache.map { CacheRules.currentAge(of: entry, now: $0.now()) }
             onEventQueue { self.answer(with: entry, age: age) }
-            if revalidates, let cache, let manager, let request = task.originalRequest, cache.beginsRevalidation(of: request) {
+            if revalidates, let cache, let manager, let request = requestForCache, cache.beginsRevalidation(of: request) {
                 manager.revalidate(request, credential: credential, in: cache)
             }
         case .unavailable:
             var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "No stored response answers the request, which may only be answered from the cache."]
-            userInfo[NSURLErrorFailingURLErrorKey] = task.originalRequest?.url
+            userInfo[NSURLErrorFailingURLErrorKey] = requestForCache?.url
             let error = URLError(.resourceUnavailable, userInfo: userInfo)
             onEventQueue { self.transferDidComplete(with: error) }
         }
@@ -151,7 +159,7 @@ extension TaskDelegate {
     func storedAnswer(to response: HTTPURLResponse) -> CachedResponse? {
         guard let cache else { return nil }
         return state.withLock { state -> CachedResponse? in
-            guard let fallback = state.cacheUse.fallback, let request = task.originalRequest else { return nil }
+            guard let fallback = state.cacheUse.fallback, let request = state.cacheRequest ?? task.originalRequest else { return nil }
             if response.statusCode == 304, case .validating(let entry, let requestTime) = state.cacheUse {
                 let fields = Self.fields(of: response)
                 guard response.url == entry.url, CacheRules.notModifiedMatches(entry, fields: fields) else { return nil }
@@ -173,7 +181,7 @@ extension TaskDelegate {
         guard let cache, let failure = error as? URLError, failure.code != .cancelled else { return false }
         let stale: CachedResponse? = state.withLock { state in
             guard let fallback = state.cacheUse.fallback, state.response == nil,
-                  let request = task.originalRequest,
+                  let request = state.cacheRequest ?? task.originalRequest,
                   CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: cache.now()) else { return nil }
             state.cacheUse = .answered(.stale, store: nil)
             return fallback
@@ -232,7 +240,7 @@ extension TaskDelegate {
     /// its body, unless a redirect led to it; a stored response a `304` updated is kept while
     /// it may still be stored.
     func recordInCache(_ snapshot: State, response: HTTPURLResponse?, error: (any Error)?) {
-        guard let cache, let request = task.originalRequest, let url = request.url else { return }
+        guard let cache, let request = snapshot.cacheRequest ?? task.originalRequest, let url = request.url else { return }
         // A validation the cache started in the background (`stale-while-revalidate`) ended.
         if request.cachePolicy == .reloadRevalidatingCacheData { cache.endRevalidation(of: url) }
         guard let response else { return }
@@ -252,7 +260,7 @@ extension TaskDelegate {
         case .fetching(let requestTime, _), .validating(_, let requestTime):
             guard response.url == url, storable(response.statusCode, fields), let varying = CacheRules.varying(fields, request: request),
                   let approved = approved(CachedResponse(
-                      url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", fields: CacheRules.storedFields(fields), body: snapshot.data,
+                      url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", fields: CacheRules.storedFields(fields, bodyLength: snapshot.data.count), body: snapshot.data,
                       requestTime: requestTime, responseTime: cache.now(), varying: varying, storedWithCredentials: credentialed))
             else { return }
             cache.store(approved)
@@ -271,12 +279,9 @@ extension TaskDelegate {
         let session = session
         let answer = manager.onDelegateQueue { Proposal(response: proposed.response.flatMap { override(session, dataTask, $0) }) }
         guard let chosen = answer.response, chosen.storagePolicy != .notAllowed, let changed = chosen.response as? HTTPURLResponse,
-              let request = task.originalRequest else { return nil }
+              let request = requestForCache else { return nil }
         // What the override made is held to the same rules as what the server sent.
-        var fields = CacheRules.storedFields(Self.fields(of: changed))
-        if chosen.data != entry.body, let name = fields.keys.first(where: { HTTPToken.equalIgnoringASCIICase($0.utf8, "content-length".utf8) }) {
-            fields[name] = String(chosen.data.count)
-        }
+        let fields = CacheRules.storedFields(Self.fields(of: changed), bodyLength: chosen.data.count)
         guard CacheRules.isStorable(status: changed.statusCode, for: request, fields: fields, shared: cache?.isShared ?? true,
                                     credentialed: entry.storedWithCredentials),
               let varying = CacheRules.varying(fields, request: request) else { return nil }

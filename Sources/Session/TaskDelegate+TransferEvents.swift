@@ -6,7 +6,8 @@ import FoundationNetworking
 #endif
 
 /// The events of a task the manager runs on libcurl (`ManagedDataTask`), called by the task's
-/// transfer on the transport's queue. They reach the task's handlers, the manager's overrides
+/// transfer on the transport's queue, and of the cache's answers in a transfer's place on any
+/// transport (`onEventQueue`). They reach the task's handlers, the manager's overrides
 /// and its event monitors as URLSession's own events would: an event with an override block
 /// set goes through the delegate queue (`operationQueue`), where URLSession calls them, in
 /// order; one without is handled where it happens.

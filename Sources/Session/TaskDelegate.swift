@@ -107,6 +107,9 @@ final class TaskDelegate: @unchecked Sendable {
         /// How the cache answers a task of URLSession's own protocol without the network,
         /// decided when the task was made (`URLSessionManager.makeTask`).
         var cacheAnswer: CacheStep?
+        /// The request the cache was asked about, when the task's own carries the validators
+        /// the cache added (URLSession's own protocol).
+        var cacheRequest: URLRequest?
 
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {
@@ -133,7 +136,8 @@ final class TaskDelegate: @unchecked Sendable {
     /// The manager's event monitors when the task was created.
     let monitors: [any EventMonitor]
     /// Whether an override takes the body's chunks (`dataTaskDidReceiveData`, or for a
-    /// download `downloadTaskDidWriteData`) from the libcurl transport, as set when the task
+    /// download `downloadTaskDidWriteData`) that reach the task as transfer events (from the
+    /// libcurl transport, or the cache's answers on either transport), as set when the task
     /// was made: otherwise no chunk is reported (or copied) beyond the task's own use.
     let reportsBody: Bool
     /// The manager's own tasks of the task's session, which this one (a `ManagedDataTask`)

@@ -28,7 +28,8 @@ extension URLSessionManager {
     /// manager's lock, so that no task is ever created on an invalidated session (URLSession on
     /// Linux kills the process). On libcurl the task is the manager's own (`ManagedDataTask`,
     /// an upload's file a body stream with its length); on URLSession's own protocol a data
-    /// task, or for `uploadFile` an upload task, of the session.
+    /// task, or for `uploadFile` an upload task, of the session, made with the request the
+    /// cache makes of it, or the manager's own when the cache answers it without the network.
     func makeTask(
         kind: TaskDelegate.Kind, request: URLRequest, uploadFile: URL? = nil, credential: URLCredential?,
         serializer: (any URLResponseSerialization)? = nil, writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers
@@ -69,7 +70,7 @@ extension URLSessionManager {
             // URLSession's own task is made with the request it sends, so its cache is asked now;
             // a task the cache answers without the network is the manager's own, which
             // URLSession never sees.
-            let cached = curlTransport == nil && uploadFile == nil ? configuration.responseCache.map {
+            let cached = curlTransport == nil ? configuration.responseCache.map {
                 TaskDelegate.cacheStep(for: prepared, kind: kind, streamsBody: handlers.bodyChannel != nil, limits: configuration.responseLimits, cache: $0)
             } : nil
             let task: URLSessionTask
@@ -78,7 +79,7 @@ extension URLSessionManager {
                 state.taskCount += 1
                 task = ManagedDataTask(identifier: state.taskCount, request: prepared)
             case (nil, .send(let sent)?):
-                task = session.dataTask(with: sent)
+                task = uploadFile.map { session.uploadTask(with: sent, fromFile: $0) } ?? session.dataTask(with: sent)
             case (nil, nil):
                 task = uploadFile.map { session.uploadTask(with: prepared, fromFile: $0) } ?? session.dataTask(with: prepared)
             }
@@ -94,13 +95,14 @@ extension URLSessionManager {
                     sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins, redaction: configuration.redaction),
                 cache: configuration.responseCache,
                 monitors: configuration.eventMonitors,
-                reportsBody: curlTransport != nil && overridesState.withLock {
+                reportsBody: overridesState.withLock {
                     kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil
                 }, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil)
             delegate.requestCarriesJarCookies = carriesJarCookies
             if let cached {
                 delegate.state.withLock { state in
                     state.cacheUse = cached.use
+                    state.cacheRequest = prepared
                     if case .send = cached.step {} else { state.cacheAnswer = cached.step }
                 }
             }

@@ -104,10 +104,11 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     /// Partial files of failed downloads whose errors carry resume data, until resumed.
     let unresumedPartialFiles = Locked<Set<URL>>([])
 
-    /// A manager with `configuration`, or by default `.default` without a `URLCache`: every
-    /// data task otherwise pays for a cache lookup (a directory listing under `~/.cache` on
-    /// Linux) that an API client rarely wants. A configuration's `URLCache` gives the manager
-    /// its `responseCache`. `transport` chooses what carries the requests.
+    /// A manager with `configuration`, or by default `.default` without a `URLCache`, so that
+    /// every request goes to the network unless the manager is given a `responseCache`. A
+    /// configuration's `URLCache` gives the manager its `responseCache` (URLSession's own
+    /// cache is never used: its lookup lists a directory under `~/.cache` on Linux for every
+    /// data task). `transport` chooses what carries the requests.
     public init(configuration: URLSessionConfiguration? = nil, transport: HTTPTransport = .libcurl, cookieJar: CookieJar = CookieJar()) {
         self.transport = transport
         self.cookieJar = cookieJar

@@ -50,12 +50,9 @@ final class CacheDirectory: @unchecked Sendable {
         self.path = path
         self.capacity = max(0, capacity)
         let refused = { (reason: String) in SessionError.unsafeCacheDirectory(path: path, reason: reason) }
-        if mkdir(path, 0o700) != 0, errno != EEXIST {
-            throw refused("it cannot be made: \(String(cString: strerror(errno)))")
-        }
+        if let problem = PrivateDirectory.prepare(path) { throw refused(problem) }
         var info = stat()
         guard lstat(path, &info) == 0 else { throw refused(String(cString: strerror(errno))) }
-        if let problem = PrivateDirectory.problem(mode: info.st_mode, owner: info.st_uid) { throw refused(problem) }
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw refused("it cannot be opened: \(String(cString: strerror(errno)))") }
         // The directory checked may have been swapped for another between lstat and open.
@@ -90,67 +87,65 @@ final class CacheDirectory: @unchecked Sendable {
         index.withLock { $0.usage }
     }
 
-    /// What the file for `key` holds, when there is one that may be read; `nil` otherwise.
+    /// What the file for `key` holds, when there is one that may be read; `nil` otherwise. A
+    /// file that is not a cache file of this user (damaged, a link, open to others) is removed;
+    /// one that cannot be opened now (no descriptor left) is left for later.
     func read(_ key: String) -> CacheFile.Contents? {
         let name = CacheFile.name(for: key)
-        let known: Bool = index.withLock { index in
+        guard touch(name: name) else { return nil }
+        switch readFile(name) {
+        case .contents(let contents):
+            return contents.key == key ? contents : nil
+        case .missing:
+            forget(name)
+        case .invalid:
+            remove(key)
+        case .unreadable:
+            break
+        }
+        return nil
+    }
+
+    /// Marks the file for `key`, if any, as just used (its place in the eviction order).
+    func touch(_ key: String) {
+        _ = touch(name: CacheFile.name(for: key))
+    }
+
+    /// Marks the file `name` as just used; whether there is one.
+    private func touch(name: String) -> Bool {
+        index.withLock { index in
             guard index.files[name] != nil else { return false }
             index.clock += 1
             index.files[name]?.lastUse = index.clock
             return true
         }
-        guard known else { return nil }
-        guard let contents = readFile(name) else {
-            remove(key)
-            return nil
-        }
-        return contents.key == key ? contents : nil
     }
 
     /// Stores `response` under `key` in place of one with the same varying values, in a file
     /// that keeps the key's other responses; removes the least recently used files past the
     /// capacity. `writtenShared`: whether a shared cache stores it.
     func store(_ response: CachedResponse, key: String, writtenShared: Bool) {
-        let asked = index.withLock { index in
+        // Queued under the lock: the writes and removals run in the order they were asked for.
+        index.withLock { index in
             index.clock += 1
-            return index.clock
-        }
-        queue.async { [self] in
-            let name = CacheFile.name(for: key)
-            guard !index.withLock({ $0.isOvertaken(name, asked: asked) }) else { return }
-            var responses = readFile(name).flatMap { $0.key == key && $0.writtenShared == writtenShared ? $0.responses : nil } ?? []
-            responses.removeAll { $0.varying == response.varying }
-            responses.append(response)
-            let bytes = CacheFile.encode(CacheFile.Contents(key: key, writtenShared: writtenShared, responses: responses))
-            guard bytes.count <= capacity, write(bytes, as: name) else {
-                unlinkat(descriptor, name, 0)
-                forget(name)
-                return
-            }
-            // A removal asked for while the file was written unlinks it next, on this queue.
-            index.withLock { index in
-                guard !index.isOvertaken(name, asked: asked) else { return }
-                index.usage += bytes.count - (index.files[name]?.size ?? 0)
-                index.clock += 1
-                index.files[name] = (bytes.count, index.clock)
-            }
-            evict(keeping: name)
+            let asked = index.clock
+            queue.async { [self] in write(response, key: key, writtenShared: writtenShared, asked: asked) }
         }
     }
 
     /// Removes the file of `key`.
     func remove(_ key: String) {
         let name = CacheFile.name(for: key)
-        let removal = index.withLock { index in
+        index.withLock { index in
             index.clock += 1
-            index.removed[name] = index.clock
+            let removal = index.clock
+            index.removed[name] = removal
             if let file = index.files.removeValue(forKey: name) { index.usage -= file.size }
-            return index.clock
-        }
-        queue.async { [self] in
-            unlinkat(descriptor, name, 0)
-            index.withLock { index in
-                if index.removed[name] == removal { index.removed[name] = nil }
+            queue.async { [self] in
+                unlinkat(descriptor, name, 0)
+                self.index.withLock { index in
+                    if index.removed[name] == removal { index.removed[name] = nil }
+                }
             }
         }
     }
@@ -160,9 +155,9 @@ final class CacheDirectory: @unchecked Sendable {
         index.withLock { index in
             index.clock += 1
             index = Index(clock: index.clock, removed: index.removed, removedAll: index.clock)
-        }
-        queue.async { [self] in
-            for file in scan() { unlinkat(descriptor, file.name, 0) }
+            queue.async { [self] in
+                for file in scan() { unlinkat(descriptor, file.name, 0) }
+            }
         }
     }
 
@@ -172,6 +167,33 @@ final class CacheDirectory: @unchecked Sendable {
     }
 
     // MARK: Files (on `queue`, but for reads)
+
+    /// Writes `response` into `key`'s file, asked for at `asked`: nothing when a removal came
+    /// after.
+    private func write(_ response: CachedResponse, key: String, writtenShared: Bool, asked: UInt64) {
+        let name = CacheFile.name(for: key)
+        guard !index.withLock({ $0.isOvertaken(name, asked: asked) }) else { return }
+        var responses: [CachedResponse] = []
+        if case .contents(let contents) = readFile(name), contents.key == key, contents.writtenShared == writtenShared {
+            responses = contents.responses
+        }
+        responses.removeAll { $0.varying == response.varying }
+        responses.append(response)
+        let bytes = CacheFile.encode(CacheFile.Contents(key: key, writtenShared: writtenShared, responses: responses))
+        guard bytes.count <= capacity, write(bytes, as: name) else {
+            unlinkat(descriptor, name, 0)
+            forget(name)
+            return
+        }
+        // A removal asked for while the file was written unlinks it next, on this queue.
+        index.withLock { index in
+            guard !index.isOvertaken(name, asked: asked) else { return }
+            index.usage += bytes.count - (index.files[name]?.size ?? 0)
+            index.clock += 1
+            index.files[name] = (bytes.count, index.clock)
+        }
+        evict(keeping: name)
+    }
 
     private func forget(_ name: String) {
         index.withLock { index in
@@ -194,7 +216,8 @@ final class CacheDirectory: @unchecked Sendable {
     /// The response files in the directory with their sizes and modification times; partial
     /// files a write left (a process ended in the middle) are removed.
     private func scan() -> [(name: String, size: Int, modified: Int)] {
-        let copy = dup(descriptor)
+        // Not inherited by a child process, which would hold the directory's lock on.
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0, let directory = fdopendir(copy) else {
             if copy >= 0 { close(copy) }
             return []
@@ -218,25 +241,43 @@ final class CacheDirectory: @unchecked Sendable {
 
     private static let partialPrefix = ".partial-"
 
-    /// The contents of the file `name`, or `nil` when it is missing, not a regular file of
-    /// this user that only this user can read, larger than the capacity, or not a cache file.
-    private func readFile(_ name: String) -> CacheFile.Contents? {
+    /// What reading a file found.
+    private enum FileRead {
+        case contents(CacheFile.Contents)
+        /// There is no file of the name.
+        case missing
+        /// Not a cache file of this user: a link or another kind of file, another user's, open
+        /// to others, past the capacity, shorter than its size, or refused by the reader.
+        case invalid
+        /// It could not be opened or read now (out of descriptors, an I/O error).
+        case unreadable
+    }
+
+    /// Reads the file `name`.
+    private func readFile(_ name: String) -> FileRead {
         let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard file >= 0 else { return nil }
+        guard file >= 0 else {
+            switch errno {
+            case ENOENT: return .missing
+            case ELOOP: return .invalid
+            default: return .unreadable
+            }
+        }
         defer { close(file) }
         var info = stat()
-        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_mode & 0o077 == 0,
-              info.st_size <= capacity else { return nil }
+        guard fstat(file, &info) == 0 else { return .unreadable }
+        guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_mode & 0o077 == 0, info.st_size <= capacity else { return .invalid }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var filled = 0
         while filled < bytes.count {
             let count = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress! + filled, $0.count - filled) }
             if count < 0, errno == EINTR { continue }
+            if count < 0 { return .unreadable }
             // A file that shrank under the reader is not whole.
-            guard count > 0 else { return nil }
+            guard count > 0 else { return .invalid }
             filled += count
         }
-        return CacheFile.decode(bytes)
+        return CacheFile.decode(bytes).map { .contents($0) } ?? .invalid
     }
 
     /// Writes `bytes` to a new private file and renames it to `name`; whether it worked.

@@ -60,7 +60,8 @@ enum CacheRules {
     /// credentials, `carriesCredentials` or added on the way). A shared cache also stores no
     /// response that sets cookies: another user's request would get them.
     static func isStorable(status: Int, for request: URLRequest, fields: [String: String], shared: Bool, credentialed: Bool) -> Bool {
-        guard isCacheable(request), status >= 200, status != 206, status != 304 else { return false }
+        // Final statuses only (RFC 9110, 15: three digits, 2xx to 5xx), none partial or a validation's.
+        guard isCacheable(request), (200...599).contains(status), status != 206, status != 304 else { return false }
         let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
         let control = CacheControl(CachedResponse.value("Cache-Control", in: fields))
         guard !requestControl.noStore, !control.noStore, varying(fields, request: request) != nil else { return false }
@@ -256,9 +257,16 @@ enum CacheRules {
         return updated
     }
 
-    /// The fields of a response as they are stored: without the connection's own.
-    static func storedFields(_ fields: [String: String]) -> [String: String] {
-        fields.filter { !connectionFields.contains(HTTPToken.asciiLowercased($0.key)) }
+    /// The fields of a response as they are stored with a body of `bodyLength` bytes: without
+    /// the connection's own, and a `Content-Length` saying the body's length. The transports
+    /// decode a `Content-Encoding`, so the stored body is longer than the length sent for it,
+    /// and the stored body is framed by its own length.
+    static func storedFields(_ fields: [String: String], bodyLength: Int) -> [String: String] {
+        var stored = fields.filter { !connectionFields.contains(HTTPToken.asciiLowercased($0.key)) }
+        if let name = stored.keys.first(where: { HTTPToken.equalIgnoringASCIICase($0.utf8, "content-length".utf8) }) {
+            stored[name] = String(bodyLength)
+        }
+        return stored
     }
 
     // MARK: Invalidation

@@ -36,6 +36,8 @@ public final class ResponseCache: Sendable {
         var usage = 0
         /// The keys whose stale responses are being validated in the background.
         var revalidating: Set<String> = []
+        /// How many invalidations there were: what was read from disk meanwhile is stale.
+        var invalidations: UInt64 = 0
     }
 
     /// The most bytes of bodies and fields the cache keeps in memory. Default 10 MiB.
@@ -62,7 +64,8 @@ public final class ResponseCache: Sendable {
     /// `directory`, made (0700) when missing, that starts with the responses a previous cache
     /// left there. Throws `SessionError.unsafeCacheDirectory` when the directory cannot be
     /// made or opened, is not private to this user (a link, not a directory, another user's,
-    /// or open to others), or another cache uses it.
+    /// or open to others), or another cache uses it: a directory is free again once the
+    /// cache that used it is gone, with the tasks made while a manager held it.
     public convenience init(memoryCapacity: Int = 10 * 1024 * 1024, diskCapacity: Int, directory: URL, isShared: Bool = true) throws {
         let disk = try CacheDirectory(path: directory.path, capacity: diskCapacity)
         self.init(memoryCapacity: memoryCapacity, disk: disk, isShared: isShared, now: { Date() })
@@ -90,9 +93,11 @@ public final class ResponseCache: Sendable {
 
     /// Forgets every response, in memory and on disk.
     public func removeAllResponses() {
-        // Validations under way still end (`endRevalidation`).
-        state.withLock { $0 = State(revalidating: $0.revalidating) }
-        disk?.removeAll()
+        state.withLock { state in
+            // Validations under way still end (`endRevalidation`).
+            state = State(revalidating: state.revalidating, invalidations: state.invalidations + 1)
+            disk?.removeAll()
+        }
     }
 
     /// Forgets the responses stored for `url`.
@@ -109,56 +114,69 @@ public final class ResponseCache: Sendable {
     // MARK: For the manager's tasks
 
     /// The stored response that answers `request`, if any: from memory, or else from the key's
-    /// file on disk, which memory then keeps.
+    /// file on disk, whose responses memory then keeps (unless an invalidation came while the
+    /// file was read).
     func entry(for request: URLRequest) -> CachedResponse? {
         guard let url = request.url else { return nil }
         let key = CacheRules.key(for: url)
-        let inMemory: [CachedResponse]? = state.withLock { state in
-            guard let variants = state.entries[key] else { return nil }
+        let (inMemory, seen): (CachedResponse?, UInt64) = state.withLock { state in
+            guard let variants = state.entries[key] else { return (nil, state.invalidations) }
             state.clock += 1
             state.lastUse[key] = state.clock
-            return variants
+            return (variants.last { CacheRules.matches($0, request) }, state.invalidations)
         }
-        if let inMemory { return inMemory.last { CacheRules.matches($0, request) } }
-        guard let contents = disk?.read(key), contents.writtenShared || !isShared else { return nil }
-        for response in contents.responses { keepInMemory(response) }
-        return contents.responses.last { CacheRules.matches($0, request) }
+        guard let disk else { return inMemory }
+        if let inMemory {
+            // The file's recency follows its use, or the busiest files would go first.
+            disk.touch(key)
+            return inMemory
+        }
+        guard let contents = disk.read(key), contents.writtenShared || !isShared else { return nil }
+        let current: Bool = state.withLock { state in
+            guard state.invalidations == seen else { return false }
+            // Memory's own responses are as new as the file's, or newer.
+            let known = state.entries[key]?.map(\.varying) ?? []
+            for response in contents.responses where !known.contains(response.varying) { Self.keep(response, in: &state, capacity: memoryCapacity) }
+            return true
+        }
+        return current ? contents.responses.last { CacheRules.matches($0, request) } : nil
     }
 
     /// Keeps `entry` in place of a response stored with the same varying values, in memory and
     /// on disk.
     func store(_ entry: CachedResponse) {
-        keepInMemory(entry)
-        disk?.store(entry, key: CacheRules.key(for: entry.url), writtenShared: isShared)
+        state.withLock { state in
+            Self.keep(entry, in: &state, capacity: memoryCapacity)
+            // Asked under the lock, so that it is in order with the invalidations.
+            disk?.store(entry, key: CacheRules.key(for: entry.url), writtenShared: isShared)
+        }
     }
 
-    /// Keeps `entry` in memory in place of a response with the same varying values, making room
-    /// by forgetting the least recently used.
-    private func keepInMemory(_ entry: CachedResponse) {
+    /// Keeps `entry` in `state`'s memory in place of a response with the same varying values,
+    /// making room within `capacity` by forgetting the least recently used.
+    private static func keep(_ entry: CachedResponse, in state: inout State, capacity: Int) {
         let cost = entry.cost
-        guard cost <= memoryCapacity else { return }
+        guard cost <= capacity else { return }
         let key = CacheRules.key(for: entry.url)
-        state.withLock { state in
-            var variants = state.entries[key] ?? []
-            if let index = variants.firstIndex(where: { $0.varying == entry.varying }) {
-                state.usage -= variants[index].cost
-                variants.remove(at: index)
-            }
-            variants.append(entry)
-            state.entries[key] = variants
-            state.usage += cost
-            state.clock += 1
-            state.lastUse[key] = state.clock
-            // Other keys first, least recently used first; then this key's older variants.
-            while state.usage > memoryCapacity {
-                if let oldest = state.lastUse.filter({ $0.key != key }).min(by: { $0.value < $1.value })?.key {
-                    Self.remove(oldest, from: &state)
-                } else if var variants = state.entries[key], variants.count > 1 {
-                    state.usage -= variants.removeFirst().cost
-                    state.entries[key] = variants
-                } else {
-                    break
-                }
+        var variants = state.entries[key] ?? []
+        if let index = variants.firstIndex(where: { $0.varying == entry.varying }) {
+            state.usage -= variants[index].cost
+            variants.remove(at: index)
+        }
+        variants.append(entry)
+        state.entries[key] = variants
+        state.usage += cost
+        state.clock += 1
+        state.lastUse[key] = state.clock
+        // Other keys first, least recently used first; then this key's older variants.
+        while state.usage > capacity {
+            if let oldest = state.lastUse.filter({ $0.key != key }).min(by: { $0.value < $1.value })?.key {
+                remove(oldest, from: &state)
+            } else if var variants = state.entries[key], variants.count > 1 {
+                state.usage -= variants.removeFirst().cost
+                state.entries[key] = variants
+            } else {
+                break
             }
         }
     }
@@ -178,11 +196,13 @@ public final class ResponseCache: Sendable {
     /// Forgets the responses of `urls`, in memory and on disk.
     func invalidate(_ urls: [URL]) {
         guard !urls.isEmpty else { return }
-        let keys = urls.map { CacheRules.key(for: $0) }
         state.withLock { state in
-            for key in keys { Self.remove(key, from: &state) }
+            state.invalidations += 1
+            for key in urls.map({ CacheRules.key(for: $0) }) {
+                Self.remove(key, from: &state)
+                disk?.remove(key)
+            }
         }
-        for key in keys { disk?.remove(key) }
     }
 
     private static func remove(_ key: String, from state: inout State) {

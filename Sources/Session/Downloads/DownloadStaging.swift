@@ -21,16 +21,8 @@ struct DownloadStaging: Sendable {
     /// Makes the directory if it is missing and checks that it is private.
     /// Throws `SessionError.unsafeDownloadDirectory`.
     func prepare() throws {
-        let path = directory.path
-        if mkdir(path, 0o700) != 0, errno != EEXIST {
-            throw SessionError.unsafeDownloadDirectory(path: path, reason: "it cannot be made: \(String(cString: strerror(errno)))")
-        }
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            throw SessionError.unsafeDownloadDirectory(path: path, reason: String(cString: strerror(errno)))
-        }
-        if let problem = PrivateDirectory.problem(mode: info.st_mode, owner: info.st_uid) {
-            throw SessionError.unsafeDownloadDirectory(path: path, reason: problem)
+        if let problem = PrivateDirectory.prepare(directory.path) {
+            throw SessionError.unsafeDownloadDirectory(path: directory.path, reason: problem)
         }
     }
 

@@ -123,6 +123,29 @@ final class CacheDirectoryTests: XCTestCase {
         XCTAssertEqual(names.count, 2)
     }
 
+    func testAFileAnsweredFromMemoryKeepsItsPlaceInTheEvictionOrder() throws {
+        let size = CacheFile.encode(CacheFile.Contents(key: "https://api.example.com/a", writtenShared: true, responses: [stored("/a")])).count
+        let cache = try cache(memory: 1024, disk: size * 2)
+        cache.store(stored("/a"))
+        cache.store(stored("/b"))
+        cache.waitForDiskWrites()
+        // From memory: the file of /a is used too, and /b's is now the least recently used.
+        XCTAssertNotNil(cache.entry(for: request("/a")))
+        cache.store(stored("/c"))
+        cache.waitForDiskWrites()
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        XCTAssertEqual(names, [CacheFile.name(for: "https://api.example.com/a"), CacheFile.name(for: "https://api.example.com/c")])
+    }
+
+    func testAVariantOnDiskAnswersWhenMemoryHoldsOnlyOthersOfItsKey() throws {
+        try storeAndClose([stored(body: 1, varying: ["accept-language": "fr"]), stored(body: 2, varying: ["accept-language": "de"])])
+        let reader = try cache()
+        reader.store(stored(body: 3, varying: ["accept-language": "en"]))
+        var german = request()
+        german.setValue("de", forHTTPHeaderField: "Accept-Language")
+        XCTAssertEqual(reader.entry(for: german)?.body.count, 2)
+    }
+
     func testAResponseLargerThanTheDiskCapacityIsNotWritten() throws {
         let cache = try cache(memory: 0, disk: 50)
         cache.store(stored(body: 100))

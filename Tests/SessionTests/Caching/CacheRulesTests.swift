@@ -94,6 +94,12 @@ final class CacheRulesTests: XCTestCase {
         XCTAssertFalse(storable(206, request(), fields: ["Cache-Control": "max-age=60"], shared: false))
     }
 
+    func testAStatusPast599IsNotStored() {
+        XCTAssertFalse(storable(600, request(), fields: ["Cache-Control": "max-age=60"], shared: false))
+        XCTAssertFalse(storable(999, request(), fields: ["Cache-Control": "max-age=60"], shared: false))
+        XCTAssertTrue(storable(599, request(), fields: ["Cache-Control": "max-age=60"], shared: false))
+    }
+
     // MARK: Freshness and age
 
     func testSharedMaxAgeCountsInASharedCacheOnly() {
@@ -291,8 +297,16 @@ final class CacheRulesTests: XCTestCase {
     }
 
     func testTheConnectionsOwnFieldsAreNotStored() {
-        XCTAssertEqual(CacheRules.storedFields(["Connection": "keep-alive", "Keep-Alive": "timeout=5", "Transfer-Encoding": "chunked", "ETag": "\"a\""]),
+        XCTAssertEqual(CacheRules.storedFields(["Connection": "keep-alive", "Keep-Alive": "timeout=5", "Transfer-Encoding": "chunked", "ETag": "\"a\""],
+                                               bodyLength: 0),
                        ["ETag": "\"a\""])
+    }
+
+    func testAStoredContentLengthIsTheStoredBodysLength() {
+        // A gzip body of 20 bytes the transport decoded into 100.
+        XCTAssertEqual(CacheRules.storedFields(["content-length": "20", "Content-Encoding": "gzip"], bodyLength: 100),
+                       ["content-length": "100", "Content-Encoding": "gzip"])
+        XCTAssertEqual(CacheRules.storedFields(["ETag": "\"a\""], bodyLength: 100), ["ETag": "\"a\""])
     }
 
     // MARK: Vary

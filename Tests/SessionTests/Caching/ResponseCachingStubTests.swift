@@ -359,17 +359,19 @@ final class ResponseCachingStubTests: XCTestCase {
     }
 
     func testAnAnswerFromTheCacheCarriesItsAge() throws {
-        let stubs = StubTransport(baseURL: base)
+        let clock = TestClock()
+        // Sent 100 seconds before it arrived (its Date), then kept 30 seconds.
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let date = formatter.string(from: Date().addingTimeInterval(-100))
+        let date = formatter.string(from: clock.date.addingTimeInterval(-100))
+        let stubs = StubTransport(baseURL: base)
         stubs.on("GET", "/item").reply(reply("first", ["Cache-Control": "max-age=3600", "Date": date]))
-        let manager = manager(stubs)
+        let manager = manager(stubs, cache: ResponseCache(memoryCapacity: 1 << 20, disk: nil, isShared: true, now: { clock.date }))
         _ = try get(manager)
-        let age = try XCTUnwrap(Int(try get(manager).response?.value(forHTTPHeaderField: "Age") ?? ""))
-        XCTAssertTrue((99...110).contains(age), "\(age)")
+        clock.advance(30)
+        XCTAssertEqual(try get(manager).response?.value(forHTTPHeaderField: "Age"), "130")
     }
 
     func testACacheOnlyRequestTheCacheCannotAnswerIsNeverSent() throws {
@@ -444,7 +446,7 @@ final class ResponseCachingStubTests: XCTestCase {
             // The directory is free once no manager holds the cache (a process that ended).
             first.responseCache = nil
         }
-        let later = manager(stubs, cache: try ResponseCache(diskCapacity: 1 << 20, directory: directory))
+        let later = manager(stubs, cache: try reopenedCache(at: directory))
         XCTAssertEqual(try get(later).text, "first")
         XCTAssertEqual(stubs.requests.count, 1)
     }

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import XCTest
 
 /// A manager's `ResponseCache` against a server on 127.0.0.1, on the transport under test
@@ -46,6 +47,35 @@ final class ResponseCachingTests: XCTestCase {
         XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .revalidated])
     }
 
+    func testAResponseARevalidationConfirmedIsKeptForTheNextRevalidation() async throws {
+        let server = try makeServer { request in
+            if request.value(forHeader: "If-None-Match") == "\"v1\"" { return .status(304, fields: ["ETag": "\"v1\""]) }
+            return .status(200, fields: ["ETag": "\"v1\"", "Cache-Control": "no-cache"], body: Data("first".utf8))
+        }
+        let manager = manager()
+        let outcomes = recordOutcomes(of: manager)
+        for _ in 0..<3 { _ = try await manager.data(for: URLRequest(url: server.url("/items"))) }
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\"", "\"v1\""])
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .revalidated, .revalidated])
+    }
+
+    func testAChangedResourceAnsweringARevalidationIsStored() async throws {
+        let served = Locked(0)
+        let server = try makeServer { request in
+            let count = served.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if count == 3, request.value(forHeader: "If-None-Match") == "\"v2\"" { return .status(304, fields: ["ETag": "\"v2\""]) }
+            return .status(200, fields: ["ETag": "\"v\(count)\"", "Cache-Control": "no-cache"], body: Data("body \(count)".utf8))
+        }
+        let manager = manager()
+        for _ in 0..<2 { _ = try await manager.data(for: URLRequest(url: server.url("/items"))) }
+        let third = try await manager.data(for: URLRequest(url: server.url("/items")))
+        XCTAssertEqual(third.value, Data("body 2".utf8))
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\"", "\"v2\""])
+    }
+
     func testAFreshResponseAnswersWithoutTheNetwork() async throws {
         let server = try makeServer { _ in .status(200, fields: ["Cache-Control": "max-age=3600"], body: Data("first".utf8)) }
         let manager = manager()
@@ -56,6 +86,17 @@ final class ResponseCachingTests: XCTestCase {
         XCTAssertEqual(second.response.value(forHTTPHeaderField: "Cache-Control"), "max-age=3600")
         XCTAssertEqual(server.requests.count, 1)
         XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .hit])
+    }
+
+    func testTheBodyOfAnAnswerFromTheCacheReachesTheDataOverride() async throws {
+        let server = try makeServer { _ in .status(200, fields: ["Cache-Control": "max-age=3600"], body: Data("first".utf8)) }
+        let manager = manager()
+        _ = try await manager.data(for: URLRequest(url: server.url("/item")))
+        let chunks = Locked<[Data]>([])
+        manager.overrides.dataTaskDidReceiveData = { _, _, data in chunks.withLock { $0.append(data) } }
+        _ = try await manager.data(for: URLRequest(url: server.url("/item")))
+        XCTAssertEqual(chunks.withLock { $0 }, [Data("first".utf8)])
+        XCTAssertEqual(server.requests.count, 1)
     }
 
     func testAStaleResponseStandsInForAServerErrorWithinStaleIfError() async throws {
@@ -84,6 +125,27 @@ final class ResponseCachingTests: XCTestCase {
         server.stop()
         let second = try await manager.data(for: URLRequest(url: url))
         XCTAssertEqual(second.value, Data("first".utf8))
+    }
+
+    func testADecodedGzipResponseOnDiskAnswersAnotherCacheOnTheDirectory() async throws {
+        let server = try makeServer { _ in
+            .status(200, fields: ["Content-Encoding": "gzip", "Content-Length": String(GzipFixture.coded.count), "Cache-Control": "max-age=3600"],
+                    body: GzipFixture.coded)
+        }
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let directory = scratch.url.appendingPathComponent("cache")
+        let first = manager(cache: try ResponseCache(diskCapacity: 1 << 20, directory: directory))
+        let fetched = try await first.data(for: URLRequest(url: server.url("/gzip")))
+        XCTAssertEqual(fetched.value, GzipFixture.decoded)
+        first.responseCache?.waitForDiskWrites()
+        // The directory is free once no manager holds the cache (a process that ended).
+        first.responseCache = nil
+        let later = manager(cache: try reopenedCache(at: directory))
+        let answer = try await later.data(for: URLRequest(url: server.url("/gzip")))
+        XCTAssertEqual(answer.value, GzipFixture.decoded)
+        XCTAssertEqual(answer.response.value(forHTTPHeaderField: "Content-Length"), String(GzipFixture.decoded.count))
+        XCTAssertEqual(server.requests.count, 1)
     }
 
     func testACacheOnlyRequestWithNothingStoredFailsUnsent() async throws {
