@@ -43,13 +43,18 @@ final class CacheDirectory: @unchecked Sendable {
     private let index = Locked(Index())
     private let queue = DispatchQueue(label: "AFNetworking.cache-directory")
 
-    /// Opens the directory at `path`, made 0700 when missing, for this cache alone, and
+    /// Opens the directory at `path`, made 0700 (with its missing parents) when missing, for
+    /// this cache alone, and
     /// takes in the files a previous cache left there (oldest first out). Throws
     /// `SessionError.unsafeCacheDirectory` naming the problem.
     init(path: String, capacity: Int) throws {
         self.path = path
         self.capacity = max(0, capacity)
         let refused = { (reason: String) in SessionError.unsafeCacheDirectory(path: path, reason: reason) }
+        // Missing parents are made private too (`~/.cache` may not exist yet); the directory
+        // itself is checked whoever made them.
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try? FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         if let problem = PrivateDirectory.prepare(path) { throw refused(problem) }
         var info = stat()
         guard lstat(path, &info) == 0 else { throw refused(String(cString: strerror(errno))) }

@@ -61,7 +61,8 @@ public final class ResponseCache: Sendable {
     }
 
     /// A cache of `memoryCapacity` bytes in memory and `diskCapacity` bytes of files in
-    /// `directory`, made (0700) when missing, that starts with the responses a previous cache
+    /// `directory`, made (0700, with its missing parents) when missing, that starts with the
+    /// responses a previous cache
     /// left there. Throws `SessionError.unsafeCacheDirectory` when the directory cannot be
     /// made or opened, is not private to this user (a link, not a directory, another user's,
     /// or open to others), or another cache uses it: a directory is free again once the

@@ -80,6 +80,14 @@ final class CacheDirectoryTests: XCTestCase {
         XCTAssertEqual(mode(filePath), 0o600)
     }
 
+    func testMissingParentsAreMadePrivateToo() throws {
+        let nested = scratch.url.appendingPathComponent("a/b/cache")
+        _ = try ResponseCache(diskCapacity: 1 << 20, directory: nested)
+        XCTAssertEqual(mode(nested.path), 0o700)
+        XCTAssertEqual(mode(scratch.url.appendingPathComponent("a/b").path), 0o700)
+        XCTAssertEqual(mode(scratch.url.appendingPathComponent("a").path), 0o700)
+    }
+
     func testADirectoryOthersCanReachIsRefused() throws {
         XCTAssertEqual(mkdir(directory.path, 0o700), 0)
         XCTAssertEqual(chmod(directory.path, 0o755), 0)
