@@ -293,6 +293,25 @@ final class ResponseCachingStubTests: XCTestCase {
         XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\""])
     }
 
+    func testABackgroundValidationIsLeftToATaskOfTheCacheThatAnswered() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item", headers: ["If-None-Match": "\"v1\""]).reply(.status(304, fields: ["Cache-Control": "max-age=3600"]))
+        stubs.on("GET", "/item").reply(reply("first", ["ETag": "\"v1\"", "Cache-Control": "max-age=0, stale-while-revalidate=600"]))
+        let cache = ResponseCache()
+        let manager = manager(stubs, cache: cache)
+        let outcomes = recordOutcomes(of: manager)
+        _ = try get(manager)
+        // Answered by the cache it was made with, while the manager has another: no validation
+        // goes through the other one, and the first may validate again later.
+        _ = try run(URLRequest(url: itemURL), on: manager) { _ in manager.responseCache = ResponseCache() }
+        manager.responseCache = cache
+        XCTAssertEqual(try get(manager).text, "first")
+        let deadline = Date().addingTimeInterval(10)
+        while outcomes.withLock({ $0.count }) < 4, Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .staleWhileRevalidating, .staleWhileRevalidating, .revalidated])
+        XCTAssertEqual(stubs.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\""])
+    }
+
     func testAResponseAfterARedirectThatAddedCookiesStaysOutOfASharedCache() throws {
         let stubs = StubTransport(baseURL: base)
         stubs.on("GET", "/item", headers: ["Cookie": "session=alice"]).reply(reply("alice's page", ["Cache-Control": "max-age=3600"]))
