@@ -13,11 +13,11 @@ extension URLSessionManager {
     /// manager's like any: its overrides, monitors and `completionGroup` see it.
     func revalidate(_ request: URLRequest, credential: URLCredential?, in cache: ResponseCache) {
         guard let url = request.url else { return }
-        // The task would use the manager's cache as it is now: another one ends it unasked.
-        guard responseCache === cache else { return cache.endRevalidation(of: url) }
         var validation = request
         validation.cachePolicy = .reloadRevalidatingCacheData
-        let task = try? makeDataTask(with: validation, credential: credential, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil), completion: nil)
+        // Through `cache`, whatever cache the manager has now.
+        let task = try? makeDataTask(with: validation, credential: credential, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil),
+                                     cache: cache, completion: nil)
         guard let task else { return cache.endRevalidation(of: url) }
         task.resume()
     }

@@ -8,12 +8,14 @@ import FoundationNetworking
 /// transport that carry it, and its `TaskDelegate` registered.
 extension URLSessionManager {
     /// A data task; a request with a body stream becomes an upload with a wrapped stream.
+    /// `cache`: the cache the task uses instead of the manager's (a background validation's).
     func makeDataTask(
         with request: URLRequest, credential: URLCredential?, uploadProgress: ProgressHandler? = nil,
-        downloadProgress: ProgressHandler? = nil, serializer: (any URLResponseSerialization)? = nil, completion: TaskCompletion?
+        downloadProgress: ProgressHandler? = nil, serializer: (any URLResponseSerialization)? = nil, cache: ResponseCache? = nil,
+        completion: TaskCompletion?
     ) throws -> URLSessionTask {
         try makeTask(kind: request.httpBodyStream == nil ? .data : .upload, request: request, credential: credential, serializer: serializer,
-                     handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion))
+                     cache: cache, handlers: .init(uploadProgress: uploadProgress, downloadProgress: downloadProgress, completion: completion))
     }
 
     func makeDownloadTask(
@@ -32,9 +34,11 @@ extension URLSessionManager {
     /// cache makes of it, or the manager's own when the cache answers it without the network.
     func makeTask(
         kind: TaskDelegate.Kind, request: URLRequest, uploadFile: URL? = nil, credential: URLCredential?,
-        serializer: (any URLResponseSerialization)? = nil, writer: DownloadWriter? = nil, handlers: TaskDelegate.Handlers
+        serializer: (any URLResponseSerialization)? = nil, writer: DownloadWriter? = nil, cache: ResponseCache? = nil,
+        handlers: TaskDelegate.Handlers
     ) throws -> URLSessionTask {
-        let configuration = configuration.withLock { $0 }
+        var configuration = configuration.withLock { $0 }
+        if let cache { configuration.responseCache = cache }
         return try creation.withLock { state in
             guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
             if let problem = additionalHeadersProblem ?? RequestValidation.problem(

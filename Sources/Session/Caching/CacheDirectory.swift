@@ -14,8 +14,9 @@ import Glibc
 /// link could redirect: read without following links and only when it is a regular file of
 /// this user that nobody else can read; written to a new file (0600, exclusive) and renamed
 /// over the old one, so that a reader sees a whole file or none. Writes and removals run in
-/// order on the directory's own queue, off the transport's. A file that cannot be read or
-/// decoded is removed and is a miss.
+/// order on the directory's own queue, off the transport's. A file that is not a cache file of
+/// this user, or that the reader refuses, is removed and is a miss; one that cannot be opened
+/// for now (no descriptor left) is a miss and stays.
 final class CacheDirectory: @unchecked Sendable {
     // @unchecked: `descriptor` and `path` never change; `index` is read and written under its
     // lock; the files are written and removed only on `queue`.
@@ -44,27 +45,26 @@ final class CacheDirectory: @unchecked Sendable {
     private let queue = DispatchQueue(label: "AFNetworking.cache-directory")
 
     /// Opens the directory at `path`, made 0700 (with its missing parents) when missing, for
-    /// this cache alone, and
-    /// takes in the files a previous cache left there (oldest first out). Throws
-    /// `SessionError.unsafeCacheDirectory` naming the problem.
+    /// this cache alone, and takes in the files a previous cache left there (oldest first
+    /// out). Throws `SessionError.unsafeCacheDirectory` naming the problem.
     init(path: String, capacity: Int) throws {
         self.path = path
         self.capacity = max(0, capacity)
         let refused = { (reason: String) in SessionError.unsafeCacheDirectory(path: path, reason: reason) }
-        // Missing parents are made private too (`~/.cache` may not exist yet); the directory
-        // itself is checked whoever made them.
-        let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try? FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        Self.makeParents(of: path)
         if let problem = PrivateDirectory.prepare(path) { throw refused(problem) }
-        var info = stat()
-        guard lstat(path, &info) == 0 else { throw refused(String(cString: strerror(errno))) }
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw refused("it cannot be opened: \(String(cString: strerror(errno)))") }
-        // The directory checked may have been swapped for another between lstat and open.
+        // The rule again on what was opened: the path may have been given another directory
+        // since it was checked.
         var opened = stat()
-        guard fstat(descriptor, &opened) == 0, opened.st_dev == info.st_dev, opened.st_ino == info.st_ino else {
+        guard fstat(descriptor, &opened) == 0 else {
             close(descriptor)
-            throw refused("it changed while it was opened")
+            throw refused(String(cString: strerror(errno)))
+        }
+        if let problem = PrivateDirectory.problem(mode: opened.st_mode, owner: opened.st_uid) {
+            close(descriptor)
+            throw refused(problem)
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
@@ -82,6 +82,17 @@ final class CacheDirectory: @unchecked Sendable {
         queue.async { self.evict(keeping: nil) }
     }
 
+    /// Makes the missing parents of `path` (absolute), each 0700 (`~/.cache` may not exist
+    /// yet); those that exist are left as they are. The directory itself is checked whoever
+    /// made them.
+    private static func makeParents(of path: String) {
+        var parent = ""
+        for component in path.split(separator: "/").dropLast() {
+            parent += "/" + component
+            _ = mkdir(parent, 0o700)
+        }
+    }
+
     deinit {
         // Closing the descriptor releases the lock.
         close(descriptor)
@@ -97,12 +108,15 @@ final class CacheDirectory: @unchecked Sendable {
     /// one that cannot be opened now (no descriptor left) is left for later.
     func read(_ key: String) -> CacheFile.Contents? {
         let name = CacheFile.name(for: key)
-        guard touch(name: name) else { return nil }
+        guard let stamp = touch(name: name) else { return nil }
         switch readFile(name) {
         case .contents(let contents):
             return contents.key == key ? contents : nil
         case .missing:
-            forget(name)
+            // Unless a write put a new file there meanwhile.
+            index.withLock { index in
+                if index.files[name]?.lastUse == stamp, let file = index.files.removeValue(forKey: name) { index.usage -= file.size }
+            }
         case .invalid:
             remove(key)
         case .unreadable:
@@ -116,13 +130,13 @@ final class CacheDirectory: @unchecked Sendable {
         _ = touch(name: CacheFile.name(for: key))
     }
 
-    /// Marks the file `name` as just used; whether there is one.
-    private func touch(name: String) -> Bool {
+    /// Marks the file `name` as just used; its new stamp, or `nil` when there is none.
+    private func touch(name: String) -> UInt64? {
         index.withLock { index in
-            guard index.files[name] != nil else { return false }
+            guard index.files[name] != nil else { return nil }
             index.clock += 1
             index.files[name]?.lastUse = index.clock
-            return true
+            return index.clock
         }
     }
 
@@ -252,7 +266,8 @@ final class CacheDirectory: @unchecked Sendable {
         /// There is no file of the name.
         case missing
         /// Not a cache file of this user: a link or another kind of file, another user's, open
-        /// to others, past the capacity, shorter than its size, or refused by the reader.
+        /// to others or closed to this user, past the capacity, shorter than its size, or
+        /// refused by the reader.
         case invalid
         /// It could not be opened or read now (out of descriptors, an I/O error).
         case unreadable
@@ -264,7 +279,8 @@ final class CacheDirectory: @unchecked Sendable {
         guard file >= 0 else {
             switch errno {
             case ENOENT: return .missing
-            case ELOOP: return .invalid
+            // A link, or a file of ours this user may not read.
+            case ELOOP, EACCES: return .invalid
             default: return .unreadable
             }
         }
