@@ -148,6 +148,36 @@ final class ResponseCachingTests: XCTestCase {
         XCTAssertEqual(server.requests.count, 1)
     }
 
+    func testAResponseReachedThroughARedirectIsNotStored() async throws {
+        let server = try makeServer { request in
+            request.path == "/start"
+                ? .status(302, fields: ["Location": "/item"])
+                : .status(200, fields: ["Cache-Control": "max-age=3600"], body: Data("first".utf8))
+        }
+        let manager = manager()
+        for _ in 0..<2 {
+            let answer = try await manager.data(for: URLRequest(url: server.url("/start")))
+            XCTAssertEqual(answer.value, Data("first".utf8))
+        }
+        XCTAssertEqual(server.requests.map(\.path), ["/start", "/item", "/start", "/item"])
+    }
+
+    func testAResponseToABasicAnswerStaysOutOfASharedCache() async throws {
+        let server = try makeServer { request in
+            request.value(forHeader: "Authorization") == nil
+                ? .status(401, fields: ["WWW-Authenticate": #"Basic realm="api""#])
+                : .status(200, fields: ["Cache-Control": "max-age=3600"], body: Data("alice's".utf8))
+        }
+        let manager = manager()
+        manager.credential = URLCredential(user: "alice", password: "secret", persistence: .none)
+        for _ in 0..<2 {
+            let answer = try await manager.data(for: URLRequest(url: server.url("/private")))
+            XCTAssertEqual(answer.value, Data("alice's".utf8))
+        }
+        XCTAssertEqual(server.requests.filter { $0.value(forHeader: "Authorization") != nil }.count, 2)
+        XCTAssertEqual(manager.responseCache?.currentMemoryUsage, 0)
+    }
+
     func testACacheOnlyRequestWithNothingStoredFailsUnsent() async throws {
         let server = try makeServer()
         let manager = manager()
