@@ -13,25 +13,30 @@ import FoundationNetworking
 /// order; one without is handled where it happens.
 extension TaskDelegate: TransferEvents {
     func transferDidReceive(_ response: HTTPURLResponse) {
-        // A `304` (or a 5xx, where a stale response may stand in) answering the cache's
-        // validation: the task takes the stored response and body, not the transfer's.
-        if let stored = storedAnswer(to: response), let storedResponse = stored.response {
-            take(storedResponse)
-            stored.body.withUnsafeBytes { transferDidReceive($0) }
-            state.withLock { $0.discardsBody = true }
-            return
-        }
-        take(response)
+        if receiveFinal(response) == .cancel { task.cancel() }
     }
 
-    /// Hands the task's final `response` to the manager, as URLSession's delivery did.
-    private func take(_ response: HTTPURLResponse) {
-        guard let manager, let dataTask = task as? URLSessionDataTask else { return }
+    /// Hands the task's final `response` to the manager, as URLSession's delivery did, from
+    /// either transport; returns whether the task goes on. A `304` (or a 5xx, where a stale
+    /// response may stand in) answering the cache's validation: the task takes the stored
+    /// response and its body instead, and the transfer's own body is dropped.
+    func receiveFinal(_ response: HTTPURLResponse) -> URLSession.ResponseDisposition {
+        guard let stored = storedAnswer(to: response), let storedResponse = stored.response else { return take(response) }
+        let disposition = take(storedResponse)
+        if disposition != .cancel { stored.body.withUnsafeBytes { transferDidReceive($0) } }
+        state.withLock { $0.discardsBody = true }
+        return disposition
+    }
+
+    /// Hands `response` to the manager (its overrides on the delegate queue, where URLSession
+    /// calls them); returns whether the task goes on.
+    private func take(_ response: HTTPURLResponse) -> URLSession.ResponseDisposition {
+        guard let manager, let dataTask = task as? URLSessionDataTask else { return .allow }
         let session = session
         let receive = { @Sendable in manager.receive(response, of: dataTask, delegate: self, in: session) }
         // The body waits for the override's answer, as URLSession's delivery did.
         let overridden = manager.overridesState.withLock { $0.dataTaskDidReceiveResponse != nil || $0.downloadTaskDidResume != nil }
-        if (overridden ? manager.onDelegateQueue(receive) : receive()) == .cancel { task.cancel() }
+        return overridden ? manager.onDelegateQueue(receive) : receive()
     }
 
     func transferDidReceive(_ bytes: UnsafeRawBufferPointer) {

@@ -87,8 +87,12 @@ extension URLSessionManager: URLSessionDataDelegate {
     ) {
         let delegate = table.delegate(for: task)
         storeCookies(of: response, delegate: delegate)
-        let next = redirection(of: task, delegate: delegate, in: session, response: response, to: request, resendsBody: false)
-        completionHandler(next.map { delegate?.leaveCache(redirectingWith: $0) ?? $0 })
+        // As the libcurl transport asks (URLSession sends no body again).
+        if let delegate {
+            completionHandler(delegate.transfer(willRedirectWith: response, to: request, resendsBody: false))
+        } else {
+            completionHandler(redirection(of: task, delegate: nil, in: session, response: response, to: request, resendsBody: false))
+        }
     }
 
     /// The request that follows a redirect of `task` (whose `delegate` counts it), with exactly
@@ -200,18 +204,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         let delegate = table.delegate(for: dataTask)
         if let http = response as? HTTPURLResponse, delegate?.endedAtRedirect != true {
             storeCookies(of: http, delegate: delegate)
-            // A `304` (or a 5xx a stale response stands in for) answering the cache's
-            // validation: the task takes the stored response and body, not URLSession's.
-            if let delegate, let stored = delegate.storedAnswer(to: http), let storedResponse = stored.response {
-                let disposition = receive(storedResponse, of: dataTask, delegate: delegate, in: session)
-                if disposition == .allow, let total = delegate.didReceive(data: stored.body) {
-                    report(stored.body.count, bytesOf: stored.body, total: total, of: dataTask, delegate: delegate, in: session)
-                }
-                delegate.state.withLock { $0.discardsBody = true }
-                completionHandler(disposition)
-                if disposition == .cancel { dataTask.cancel() }
-                return
-            }
+
             if let delegate, !(100..<200).contains(http.statusCode), stopsAtSizeLimit(
                 delegate, bytes: http.expectedContentLength, declaredLength: http.expectedContentLength, response: http) {
                 completionHandler(.cancel)
@@ -219,7 +212,12 @@ extension URLSessionManager: URLSessionDataDelegate {
                 return
             }
         }
-        let disposition = receive(response, of: dataTask, delegate: delegate, in: session)
+        // As the libcurl transport hands it on (a stored response may stand in for it).
+        let disposition = if let delegate, let http = response as? HTTPURLResponse {
+            delegate.receiveFinal(http)
+        } else {
+            receive(response, of: dataTask, delegate: delegate, in: session)
+        }
         completionHandler(disposition)
         if disposition == .cancel { dataTask.cancel() }
     }
