@@ -9,117 +9,83 @@ import FoundationNetworking
 /// answers without the network on any transport: to every caller a `URLSessionDataTask`, but
 /// resuming, suspending and cancelling it reach its transfer directly, with no URLSession task
 /// layer between the manager and the transport (which cost four queue hops and 146,000
-/// instructions a request, BENCHMARKS.md). Its `TaskDelegate`, in the manager's table, still
-/// holds everything else about it. The base class's own
-/// `resume`, `suspend` and `cancel` never run: they reach URLSession's protocol machinery, and
-/// trap without a session.
+/// instructions a request, BENCHMARKS.md). What it shows and what runs it are in its record,
+/// the one its `TaskDelegate` keeps too (`TaskDelegate.State`): one record per task. The base
+/// class's own `resume`, `suspend` and `cancel` never run: they reach URLSession's protocol
+/// machinery, and trap without a session.
 final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     // @unchecked: every mutable field is in `record` (a `Locked`); the others are constants.
 
-    /// What a caller can see of the task, and what runs it.
-    private struct Record {
-        var state = URLSessionTask.State.suspended
-        var error: (any Error)?
-        var currentRequest: URLRequest?
-        /// Whether the first `resume` made the task's transfer (which `transfer` holds once made).
-        var started = false
-        /// The transfer, from `resume` until the task completed.
-        var transfer: CurlTransfer?
-        /// The task's delegate until it completed: what starts its transfer, and where its
-        /// response and counts are read while it runs.
-        var delegate: TaskDelegate?
-        /// The response and counts when the task completed.
-        var final = Figures()
-        /// The `Progress` handed out as `progress`, kept after the task completed.
-        var progress: Progress?
-    }
-
-    /// The response and the bytes sent and received, and expected either way (-1 while unknown).
-    struct Figures {
-        var response: HTTPURLResponse?
-        var sent: Int64 = 0
-        var expectedToSend: Int64 = -1
-        var received: Int64 = 0
-        var expectedToReceive: Int64 = -1
-    }
-
     private let identifier: Int
     private let request: URLRequest
-    private let record: Locked<Record>
+    /// The upload's length when the request says it and the transfer has not yet.
+    private let knownUploadLength: Int64?
+    private let record: Locked<TaskDelegate.State>
 
-    /// A task of `request` numbered `identifier`; not running until `resume()`.
-    init(identifier: Int, request: URLRequest) {
+    /// A task of `request` numbered `identifier`, kept in `record` with its delegate; not
+    /// running until `resume()`.
+    init(identifier: Int, request: URLRequest, knownUploadLength: Int64?, record: Locked<TaskDelegate.State>) {
         self.identifier = identifier
         self.request = request
-        record = Locked(Record(currentRequest: request))
+        self.knownUploadLength = knownUploadLength
+        self.record = record
+        record.withLock { $0.run.currentRequest = request }
         super.init()
-    }
-
-    /// Ties the task to `delegate`, which starts its transfer on `resume()`; once, before the
-    /// task is handed out.
-    func attach(_ delegate: TaskDelegate) {
-        record.withLock { $0.delegate = delegate }
     }
 
     override var taskIdentifier: Int { identifier }
     override var originalRequest: URLRequest? { request }
-    override var currentRequest: URLRequest? { record.withLock { $0.currentRequest } }
-    override var error: (any Error)? { record.withLock { $0.error } }
-    override var state: URLSessionTask.State { record.withLock { $0.state } }
-    override var response: URLResponse? { figures.response }
-    override var countOfBytesSent: Int64 { figures.sent }
-    override var countOfBytesExpectedToSend: Int64 { figures.expectedToSend }
-    override var countOfBytesReceived: Int64 { figures.received }
-    override var countOfBytesExpectedToReceive: Int64 { figures.expectedToReceive }
-
-    /// The delegate's figures while the task runs, the final ones after.
-    private var figures: Figures {
-        let (delegate, final) = record.withLock { ($0.delegate, $0.final) }
-        return delegate?.taskProgress ?? final
-    }
+    override var currentRequest: URLRequest? { record.withLock { $0.run.currentRequest } }
+    override var error: (any Error)? { record.withLock { $0.run.error } }
+    override var state: URLSessionTask.State { record.withLock { $0.run.phase } }
+    override var response: URLResponse? { record.withLock { $0.response } }
+    override var countOfBytesSent: Int64 { record.withLock { $0.bytesSent } }
+    override var countOfBytesExpectedToSend: Int64 { record.withLock { $0.expectedToSend(knownUploadLength: knownUploadLength) } }
+    override var countOfBytesReceived: Int64 { record.withLock { $0.bytesReceived } }
+    override var countOfBytesExpectedToReceive: Int64 { record.withLock { $0.response?.expectedContentLength ?? -1 } }
 
     /// The task's download progress (its upload progress for an upload), whose cancelling,
     /// pausing and resuming act on the task, as the manager's `downloadProgress(for:)` gives it.
     override var progress: Progress {
-        let (delegate, handedOut) = record.withLock { ($0.delegate, $0.progress) }
+        let (delegate, handedOut) = record.withLock { ($0.run.delegate, $0.run.progress) }
         if let handedOut { return handedOut }
         guard let delegate else { return super.progress }
         let progress = delegate.kind == .upload ? delegate.uploadProgress : delegate.downloadProgress
-        record.withLock { $0.progress = progress }
+        record.withLock { $0.run.progress = progress }
         return progress
     }
 
     /// Starts the transfer the first time; afterwards resumes reading a suspended one.
     override func resume() {
         let (start, transfer): (TaskDelegate?, CurlTransfer?) = record.withLock { record in
-            guard record.state == .suspended else { return (nil, nil) }
-            record.state = .running
-            if let transfer = record.transfer { return (nil, transfer) }
+            guard record.run.phase == .suspended else { return (nil, nil) }
+            record.run.phase = .running
+            if let transfer = record.run.transfer { return (nil, transfer) }
             // A transfer being made by an earlier `resume` starts running when it is stored.
-            guard !record.started else { return (nil, nil) }
-            record.started = true
-            return (record.delegate, nil)
+            guard !record.run.started else { return (nil, nil) }
+            record.run.started = true
+            return (record.run.delegate, nil)
         }
         if let transfer { return transfer.transport.setSuspended(false, transfer) }
         guard let start, let made = start.makeTransfer() else { return }
         // Suspended meanwhile: started suspended. Cancelled meanwhile: the cancel found no
         // transfer and completed the task itself.
-        let state = record.withLock { record in
-            if record.state == .running || record.state == .suspended { record.transfer = made }
-            return record.state
+        let phase = record.withLock { record in
+            if record.run.phase == .running || record.run.phase == .suspended { record.run.transfer = made }
+            return record.run.phase
         }
-        guard state == .running || state == .suspended else { return }
+        guard phase == .running || phase == .suspended else { return }
         made.transport.start(made)
-        if state == .suspended { made.transport.setSuspended(true, made) }
+        if phase == .suspended { made.transport.setSuspended(true, made) }
     }
 
     /// Stops reading the response's body until `resume()` (the request and the response's head
     /// go on; suspending twice needs one `resume()`).
     override func suspend() {
         let transfer: CurlTransfer? = record.withLock { record in
-            guard record.state == .running else { return nil }
-            record.state = .suspended
-            return record.transfer
+            guard record.run.phase == .running else { return nil }
+            record.run.phase = .suspended
+            return record.run.transfer
         }
         transfer.map { $0.transport.setSuspended(true, $0) }
     }
@@ -127,9 +93,9 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     /// Stops the transfer; the task completes with `URLError.cancelled`, unless it completed first.
     override func cancel() {
         let (transfer, delegate): (CurlTransfer?, TaskDelegate?) = record.withLock { record in
-            guard record.state == .running || record.state == .suspended else { return (nil, nil) }
-            record.state = .canceling
-            return (record.transfer, record.delegate)
+            guard record.run.phase == .running || record.run.phase == .suspended else { return (nil, nil) }
+            record.run.phase = .canceling
+            return (record.run.transfer, record.run.delegate)
         }
         let error = cancellation
         if let transfer {
@@ -151,24 +117,6 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     /// The cancellation error when `cancel()` came before the task completed (its transfer may
     /// have ended meanwhile), else `nil`.
     var cancellationError: URLError? {
-        record.withLock { $0.state == .canceling } ? cancellation : nil
-    }
-
-    // MARK: Updates from the task's delegate
-
-    /// A redirect is followed with `request`.
-    func willSend(_ request: URLRequest) {
-        record.withLock { $0.currentRequest = request }
-    }
-
-    /// The task completed with `error` (`nil` for success) and `final`.
-    func didComplete(_ final: Figures, error: (any Error)?) {
-        record.withLock { record in
-            record.state = .completed
-            record.error = error
-            record.final = final
-            record.transfer = nil
-            record.delegate = nil
-        }
+        record.withLock { $0.run.phase == .canceling } ? cancellation : nil
     }
 }

@@ -27,7 +27,7 @@ extension TaskDelegate {
             state.completed = true
             if let failure = bodyStream?.failure { state.record(.failed(SessionError.bodyStreamFailed(underlying: failure))) }
             let snapshot = state
-            state.data = Data()
+            state.release()
             return snapshot
         }
         guard let snapshot else { return nil }
@@ -49,11 +49,7 @@ extension TaskDelegate {
         }
         let error = outcome
         recordInCache(snapshot, response: response, error: error)
-        if let task = task as? ManagedDataTask {
-            task.didComplete(ManagedDataTask.Figures(
-                response: response, sent: snapshot.bytesSent, expectedToSend: snapshot.upload.total > 0 ? snapshot.upload.total : knownUploadLength ?? -1,
-                received: snapshot.bytesReceived, expectedToReceive: response?.expectedContentLength ?? -1), error: error)
-        }
+        state.withLock { $0.run.end(with: error) }
         // Before the completion is scheduled, as URLSession reports metrics before completing: a
         // completion handler may read what the metrics override stored.
         manager.override(\.taskDidFinishCollectingMetrics)?(session, task, metrics)

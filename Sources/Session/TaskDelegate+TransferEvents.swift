@@ -87,7 +87,7 @@ extension TaskDelegate: TransferEvents {
         guard let next = manager?.redirection(of: task, delegate: self, in: session, response: response, to: request, resendsBody: resendsBody)
         else { return nil }
         let sent = leaveCache(redirectingWith: next)
-        (task as? ManagedDataTask)?.willSend(sent)
+        state.withLock { $0.run.currentRequest = sent }
         return sent
     }
 

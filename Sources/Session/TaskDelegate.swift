@@ -74,6 +74,10 @@ final class TaskDelegate: @unchecked Sendable {
         }
     }
 
+    /// Everything that changes about one task, under one lock: the task's record. The
+    /// delegate keeps it, and so does the task when it is the manager's own
+    /// (`ManagedDataTask`), which shows its response and counts from here while it runs and
+    /// after; what only a running task needs is let go when it completes (`release()`).
     struct State {
         var data = Data()
         var upload = ProgressCounts()
@@ -111,9 +115,62 @@ final class TaskDelegate: @unchecked Sendable {
         /// the cache added (URLSession's own protocol).
         var cacheRequest: URLRequest?
 
+        /// What a `ManagedDataTask` shows and what runs it.
+        var run = Run()
+
+        init(writer: DownloadWriter?, settings: TaskSettings) {
+            self.writer = writer
+            self.settings = settings
+            download.completed = writer?.resumeOffset ?? 0
+        }
+
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {
             if self.failure == nil { self.failure = failure }
+        }
+
+        /// The bytes of the request body expected in all: the transfer's count once it knows
+        /// it, else `knownUploadLength`, else -1.
+        func expectedToSend(knownUploadLength: Int64?) -> Int64 {
+            upload.total > 0 ? upload.total : knownUploadLength ?? -1
+        }
+
+        /// Lets go of what only a running task needs, once its completion took what it uses:
+        /// the body, the caller's closures, a stored answer, the task's interceptor and client
+        /// identity. The task, which may be kept long after, shows the rest.
+        mutating func release() {
+            data = Data()
+            awaiter = nil
+            resumeDataHandler = nil
+            cacheAnswer = nil
+            settings.interceptor = nil
+            settings.clientIdentity = nil
+        }
+    }
+
+    /// What a task the manager runs itself (`ManagedDataTask`) shows of itself, and what runs
+    /// it; unused for a task of URLSession's own protocol, which keeps its own.
+    struct Run {
+        var phase = URLSessionTask.State.suspended
+        /// The error the task completed with.
+        var error: (any Error)?
+        var currentRequest: URLRequest?
+        /// Whether the first `resume` made the task's transfer (which `transfer` holds once made).
+        var started = false
+        /// The transfer, from `resume` until the task completed.
+        var transfer: CurlTransfer?
+        /// The task's delegate until it completed: what starts its transfer and makes its
+        /// `Progress`.
+        var delegate: TaskDelegate?
+        /// The `Progress` the task handed out as `progress`, kept after it completed.
+        var progress: Progress?
+
+        /// The task completed with `error` (`nil` for success): nothing runs it any more.
+        mutating func end(with error: (any Error)?) {
+            phase = .completed
+            self.error = error
+            transfer = nil
+            delegate = nil
         }
     }
 
@@ -154,9 +211,9 @@ final class TaskDelegate: @unchecked Sendable {
 
     init(
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
-        bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers, writer: DownloadWriter?,
+        bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers,
         session: URLSession, manager: URLSessionManager, curlTransport: CurlTransport?, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
-        processingQueue: DispatchQueue, settings: TaskSettings, cache: ResponseCache?, monitors: [any EventMonitor], reportsBody: Bool,
+        processingQueue: DispatchQueue, state: Locked<State>, cache: ResponseCache?, monitors: [any EventMonitor], reportsBody: Bool,
         sessionTasks: DispatchGroup?
     ) {
         self.task = task
@@ -176,8 +233,7 @@ final class TaskDelegate: @unchecked Sendable {
         self.monitors = monitors
         self.reportsBody = reportsBody
         self.sessionTasks = sessionTasks
-        state = Locked(State(writer: writer, settings: settings))
-        state.withLock { $0.download.completed = writer?.resumeOffset ?? 0 }
+        self.state = state
     }
 
     var manager: URLSessionManager? { managerReference.manager }
@@ -197,7 +253,7 @@ final class TaskDelegate: @unchecked Sendable {
         guard let sent = requestAfterCache(request, limits: settings.limits) else { return nil }
         // The task shows what it sends, a validation's validators included (`curlCommand`).
         // Not `sent != request`: corelibs' `URLRequest` equality ignores header fields.
-        if cache != nil { (task as? ManagedDataTask)?.willSend(sent) }
+        if cache != nil { state.withLock { $0.run.currentRequest = sent } }
         return CurlTransfer(request: sent, registration: TransferRegistration(transport: curlTransport, events: self, options: transferOptions(settings)))
     }
 
@@ -209,15 +265,6 @@ final class TaskDelegate: @unchecked Sendable {
             curlTransport.async(body)
         } else {
             manager?.operationQueue.addOperation(body)
-        }
-    }
-
-    /// The response and byte counts a `ManagedDataTask` shows while it runs.
-    var taskProgress: ManagedDataTask.Figures {
-        state.withLock { state in
-            ManagedDataTask.Figures(
-                response: state.response, sent: state.bytesSent, expectedToSend: state.upload.total > 0 ? state.upload.total : knownUploadLength ?? -1,
-                received: state.bytesReceived, expectedToReceive: state.response?.expectedContentLength ?? -1)
         }
     }
 
@@ -291,8 +338,7 @@ final class TaskDelegate: @unchecked Sendable {
     /// Whether the `Cookie` header of the task's request, where each attempt starts, is the
     /// jar's; set with `carriesJarCookies` when the task is made.
     var requestCarriesJarCookies: Bool {
-        get { state.withLock { $0.requestCarriesJarCookies } }
-        set { state.withLock { ($0.requestCarriesJarCookies, $0.carriesJarCookies) = (newValue, newValue) } }
+        state.withLock { $0.requestCarriesJarCookies }
     }
 
     /// The task's settings (`TaskSettings`), read under one lock.

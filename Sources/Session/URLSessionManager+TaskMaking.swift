@@ -1,3 +1,4 @@
+import AFLocking
 import AFSerialization
 import Foundation
 #if canImport(FoundationNetworking)
@@ -77,11 +78,24 @@ extension URLSessionManager {
             let cached = curlTransport == nil ? configuration.responseCache.map {
                 TaskDelegate.cacheStep(for: prepared, kind: kind, streamsBody: handlers.bodyChannel != nil, limits: configuration.responseLimits, cache: $0)
             } : nil
+            // The task's one record, which its delegate and a task of the manager's own share.
+            var taskState = TaskDelegate.State(writer: writer, settings: TaskSettings(
+                limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
+                interceptor: curlTransport == nil ? nil : state.interceptor,
+                sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins, redaction: configuration.redaction))
+            (taskState.requestCarriesJarCookies, taskState.carriesJarCookies) = (carriesJarCookies, carriesJarCookies)
+            if let cached {
+                taskState.cacheUse = cached.use
+                taskState.cacheRequest = prepared
+                if case .send = cached.step {} else { taskState.cacheAnswer = cached.step }
+            }
+            let record = Locked(taskState)
+            let knownUploadLength = Self.knownLength(of: request)
             let task: URLSessionTask
             switch (curlTransport, cached?.step) {
             case (.some, _), (nil, .answer?), (nil, .unavailable?):
                 state.taskCount += 1
-                task = ManagedDataTask(identifier: state.taskCount, request: prepared)
+                task = ManagedDataTask(identifier: state.taskCount, request: prepared, knownUploadLength: knownUploadLength, record: record)
             case (nil, .send(let sent)?):
                 task = uploadFile.map { session.uploadTask(with: sent, fromFile: $0) } ?? session.dataTask(with: sent)
             case (nil, nil):
@@ -90,28 +104,16 @@ extension URLSessionManager {
             let delegate = TaskDelegate(
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer,
                 credential: credential ?? configuration.credential,
-                bodyStream: bodyStream, knownUploadLength: Self.knownLength(of: request), handlers: handlers, writer: writer,
+                bodyStream: bodyStream, knownUploadLength: knownUploadLength, handlers: handlers,
                 session: session, manager: self, curlTransport: curlTransport, completionQueue: configuration.completionQueue,
-                completionGroup: configuration.completionGroup, processingQueue: processingQueue,
-                settings: TaskSettings(
-                    limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
-                    interceptor: curlTransport == nil ? nil : state.interceptor,
-                    sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins, redaction: configuration.redaction),
+                completionGroup: configuration.completionGroup, processingQueue: processingQueue, state: record,
                 cache: configuration.responseCache,
                 monitors: configuration.eventMonitors,
                 reportsBody: overridesState.withLock {
                     kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil
                 }, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil)
-            delegate.requestCarriesJarCookies = carriesJarCookies
-            if let cached {
-                delegate.state.withLock { state in
-                    state.cacheUse = cached.use
-                    state.cacheRequest = prepared
-                    if case .send = cached.step {} else { state.cacheAnswer = cached.step }
-                }
-            }
-            if let task = task as? ManagedDataTask {
-                task.attach(delegate)
+            if task is ManagedDataTask {
+                record.withLock { $0.run.delegate = delegate }
                 state.managedTasks.enter()
             }
             table.insert(delegate, keepingAlive: self)

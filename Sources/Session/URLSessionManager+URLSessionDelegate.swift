@@ -255,9 +255,9 @@ extension URLSessionManager: URLSessionDataDelegate {
     /// fails the task with it instead.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let delegate = table.delegate(for: dataTask) else { return }
-        let figures = delegate.taskProgress
-        let declared = figures.expectedToReceive >= 0 ? figures.expectedToReceive : nil
-        if stopsAtSizeLimit(delegate, bytes: figures.received + Int64(data.count), declaredLength: declared, response: figures.response) {
+        let (received, response) = delegate.state.withLock { ($0.bytesReceived, $0.response) }
+        let declared = response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
+        if stopsAtSizeLimit(delegate, bytes: received + Int64(data.count), declaredLength: declared, response: response) {
             dataTask.cancel()
             return
         }

@@ -87,6 +87,42 @@ final class ManagedDataTaskTests: XCTestCase {
         XCTAssertEqual(task.countOfBytesExpectedToReceive, 5)
     }
 
+    /// Something only a weak reference watches: whether a closure or interceptor holding it
+    /// is still kept.
+    private final class Watched: RequestInterceptor {}
+
+    func testACompletedTaskKeptByItsCallerLetsGoOfTheCallersClosuresAndInterceptor() throws {
+        let stubs = StubTransport()
+        stubs.on("GET").reply(.text("hello"))
+        let manager = manager(stubs)
+        let completion = Completion(self)
+        weak var capturedByHandler: Watched?
+        weak var interceptor: Watched?
+        let task: URLSessionTask = try {
+            let (held, chained) = (Watched(), Watched())
+            (capturedByHandler, interceptor) = (held, chained)
+            let handler = completion.handler
+            let task = try manager.dataTask(with: URLRequest(url: base)) { response, object, error in
+                withExtendedLifetime(held) { handler(response, object, error) }
+            }
+            manager.setInterceptor(chained, for: task)
+            return task
+        }()
+        task.resume()
+        wait(for: [completion.expectation], timeout: 5)
+        manager.completionGroup.wait()
+        // The transport lets go of a finished transfer's delegate just after the task completed.
+        let deadline = Date().addingTimeInterval(5)
+        while (capturedByHandler != nil || interceptor != nil) && Date() < deadline { usleep(1_000) }
+        XCTAssertNil(capturedByHandler)
+        XCTAssertNil(interceptor)
+        // What the task shows stays.
+        XCTAssertEqual(task.state, .completed)
+        XCTAssertEqual((task.response as? HTTPURLResponse)?.statusCode, 200)
+        XCTAssertEqual(task.countOfBytesReceived, 5)
+        XCTAssertEqual(task.currentRequest?.url, base)
+    }
+
     func testARedirectMovesTheCurrentRequestAndKeepsTheOriginal() throws {
         let stubs = StubTransport()
         stubs.on("GET", base.appendingPathComponent("old").absoluteString).reply(.redirect(to: "/new"))

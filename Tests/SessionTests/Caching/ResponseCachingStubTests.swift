@@ -559,9 +559,17 @@ final class ResponseCachingStubTests: XCTestCase {
         let manager = manager(stubs)
         _ = try get(manager)
         let sent = Locked<URLRequest?>(nil)
-        _ = try run(URLRequest(url: itemURL), on: manager) { task in
-            manager.overrides.taskDidComplete = { _, task, _ in sent.withLock { $0 = task.currentRequest } }
+        // The override runs after the completion handler was scheduled, as in AFNetworking: waited
+        // for, and only for this task (the first one's may run after it is set).
+        let overridden = expectation(description: "taskDidComplete")
+        _ = try run(URLRequest(url: itemURL), on: manager) { validating in
+            manager.overrides.taskDidComplete = { _, task, _ in
+                guard task === validating else { return }
+                sent.withLock { $0 = task.currentRequest }
+                overridden.fulfill()
+            }
         }
+        wait(for: [overridden], timeout: 5)
         XCTAssertEqual(sent.withLock { $0 }?.curlCommand(), #"curl 'https://api.example.com/item' -H 'If-None-Match: "v1"'"#)
     }
 
