@@ -35,7 +35,7 @@ let package = Package(
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking", "AFNetworkingTesting", "AFLocking", "LibcurlBridge"], path: "Benchmarks"),
         .target(name: "TestSupport", dependencies: ["AFSecurity"], path: "Tests/TestSupport"),
         .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking", "AFSession", "AFTransport", "AFSerialization", "AFNetworkingTesting"], path: "Tests/TransportExitProbe"),
-        .testTarget(name: "TestingTests", dependencies: ["AFNetworkingTesting", "AFNetworking"], path: "Tests/TestingTests"),
+        .testTarget(name: "TestingTests", dependencies: ["AFNetworkingTesting", "AFNetworking", "AFTransport", "AFLocking"], path: "Tests/TestingTests"),
         .target(name: "UsersClient", dependencies: ["AFNetworking"], path: "Examples/UsersClient"),
         .testTarget(name: "UsersClientTests", dependencies: ["UsersClient", "AFNetworkingTesting", "AFNetworking"], path: "Examples/UsersClientTests"),
         .testTarget(name: "SerializationTests", dependencies: ["AFSerialization", "TestSupport"], path: "Tests/SerializationTests"),

@@ -38,11 +38,13 @@ public final class StubTransport: Sendable {
     /// An empty table: every request fails as unmatched until routes are added. With a
     /// `baseURL`, a route's path (`/v1/users/1`) means that path under the base
     /// (`https://api.example.com/v1/users/1`), so a request to another host or port does not
-    /// match it; without one (the default), a path matches on any host.
-    public init(baseURL: URL? = nil) {
+    /// match it; without one (the default), a path matches on any host. With a `clock`, the
+    /// tasks' timeouts, retry waits and the replies' delays run on it, when the test advances
+    /// it (`TestClock`); without one (the default), on the system's time.
+    public init(baseURL: URL? = nil, clock: TestClock? = nil) {
         self.baseURL = baseURL
         let state = self.state
-        stub = TransportStub { request, body, trailers in
+        stub = TransportStub(clock: clock) { request, body, trailers in
             var recorded = Self.recorded(request, body: body)
             recorded.trailers = trailers.sorted { $0.key < $1.key }.map { RecordedRequest.Field(name: $0.key, value: $0.value) }
             switch Self.answer(recorded, in: state) {

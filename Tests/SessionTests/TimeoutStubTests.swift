@@ -1,4 +1,5 @@
 import AFNetworkingTesting
+import AFSerialization
 import AFSession
 import Foundation
 #if canImport(FoundationNetworking)
@@ -7,17 +8,61 @@ import FoundationNetworking
 import XCTest
 
 /// The idle and total timeouts of the libcurl transfer answered by a stub (no socket), whose
-/// delays and pauses run them out as a server's silence would: which one fires, across
-/// redirects and retries. Values are short (0.2 s to 0.5 s): these test which timeout ends a
-/// task, not how fast. The server tests are `TimeoutTests` (TransportTests).
+/// delays and pauses run them out as a server's silence would: which one fires, when, across
+/// redirects and retries. Time is a `TestClock`'s: every timeout fires exactly at its
+/// deadline, in no time. The server tests are `TimeoutTests` (TransportTests).
 final class TimeoutStubTests: XCTestCase {
     private let url = URL(string: "https://api.example.com/v1/slow")!
+    private let slower = URL(string: "https://api.example.com/v1/slower")!
+    private let clock = TestClock()
 
     /// `url` with an idle timeout of `idle` seconds.
     private func request(idle: TimeInterval) -> URLRequest {
         var request = URLRequest(url: url)
         request.timeoutInterval = idle
         return request
+    }
+
+    /// A stub table on the test's clock.
+    private func stubs() -> StubTransport {
+        StubTransport(clock: clock)
+    }
+
+    /// A manager on `stubs` whose session configuration `configure` sets, with `interceptor`.
+    private func manager(
+        _ stubs: StubTransport, interceptor: (any RequestInterceptor)? = nil, configure: (URLSessionConfiguration) -> Void = { _ in }
+    ) -> URLSessionManager {
+        let configuration = URLSessionConfiguration.ephemeral
+        configure(configuration)
+        let manager = URLSessionManager(configuration: configuration, transport: stubs.transport)
+        manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
+        manager.interceptor = interceptor
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return manager
+    }
+
+    /// A resumed data task of `request` on `manager` (`prepare` sees it first) and its completions.
+    private func start(
+        _ request: URLRequest, on manager: URLSessionManager, prepare: (URLSessionTask) throws -> Void = { _ in }
+    ) throws -> (task: URLSessionTask, recorder: CompletionRecorder) {
+        let recorder = CompletionRecorder()
+        let task = try manager.dataTask(with: request, completionHandler: recorder.handler)
+        try prepare(task)
+        task.resume()
+        return (task, recorder)
+    }
+
+    /// Advances the clock by `seconds`; whether `task` completed by then. The transport
+    /// completes a task on its queue, which the clock waits for.
+    private func advance(_ seconds: TimeInterval, completes task: URLSessionTask) -> Bool {
+        clock.advance(by: seconds)
+        return task.state == .completed
+    }
+
+    /// The task's one completion.
+    private func completion(of recorder: CompletionRecorder) -> Completion {
+        wait(for: [recorder.expectation], timeout: 5)
+        return recorder.first
     }
 
     /// The kind of the timeout `completion` failed with (`idle`, `total`), failing the test when
@@ -31,123 +76,189 @@ final class TimeoutStubTests: XCTestCase {
         return error.userInfo[TimeoutKind.errorUserInfoKey] as? String
     }
 
-    /// A manager with a session configuration `configure` sets, whose stub answers `url` only
-    /// after 30 s.
-    private func managerOfALateReply(_ configure: (URLSessionConfiguration) -> Void) -> URLSessionManager {
-        let stubs = StubTransport()
-        stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 30))
-        let configuration = URLSessionConfiguration.ephemeral
-        configure(configuration)
-        let manager = URLSessionManager(configuration: configuration, transport: stubs.transport)
-        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
-        return manager
+    /// Waits (in real time, at most 5 s) until `condition` holds: for work that leaves the
+    /// transport's queue, such as an interceptor's decision.
+    private func waitUntil(_ condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
+        let deadline = Date().addingTimeInterval(5)
+        while !condition() && Date() < deadline { usleep(1_000) }
+        XCTAssertTrue(condition(), "not reached in 5 s", file: file, line: line)
     }
 
-    func testAPauseInTheBodyLongerThanTheIdleTimeoutFailsAsIdle() throws {
-        let stubs = StubTransport()
+    func testAPauseInTheBodyLongerThanTheIdleTimeoutFailsAsIdleWhenItRunsOut() throws {
+        let stubs = stubs()
         stubs.on("GET", url.absoluteString).reply(StubReply.status(200, body: Data("abcd".utf8)).chunked(2, every: 30))
-        var task: URLSessionTask?
-        let completion = try run(request(idle: 0.2), on: makeManager(stubs: stubs)) { task = $0 }
-        XCTAssertEqual(timeoutKind(completion), "idle")
-        XCTAssertEqual(task?.countOfBytesReceived, 2, "the first chunk arrived before the pause")
+        let (task, recorder) = try start(request(idle: 10), on: manager(stubs))
+        XCTAssertFalse(advance(9.999, completes: task))
+        XCTAssertEqual(task.countOfBytesReceived, 2, "the first chunk arrived before the pause")
+        XCTAssertTrue(advance(0.001, completes: task))
+        XCTAssertEqual(timeoutKind(completion(of: recorder)), "idle")
+        XCTAssertEqual(task.countOfBytesReceived, 2)
     }
 
     func testATotalTimeoutEndsADelayedReplyWithinTheIdleTimeout() throws {
-        let stubs = StubTransport()
-        stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 30))
-        let manager = makeManager(stubs: stubs)
-        let completion = try run(request(idle: 10), on: manager) { try manager.setTotalTimeout(0.3, for: $0) }
-        XCTAssertEqual(timeoutKind(completion), "total")
+        let stubs = stubs()
+        stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 60))
+        let manager = manager(stubs)
+        let (task, recorder) = try start(request(idle: 30), on: manager) { try manager.setTotalTimeout(20, for: $0) }
+        XCTAssertFalse(advance(19.999, completes: task))
+        XCTAssertTrue(advance(0.001, completes: task))
+        XCTAssertEqual(timeoutKind(completion(of: recorder)), "total")
     }
 
     func testTheConfigurationsResourceTimeoutIsTheTotalTimeout() throws {
-        let manager = managerOfALateReply { $0.timeoutIntervalForResource = 0.3 }
-        let completion = try run(request(idle: 10), on: manager)
-        XCTAssertEqual(timeoutKind(completion), "total")
+        let stubs = stubs()
+        stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 60))
+        let (task, recorder) = try start(request(idle: 30), on: manager(stubs) { $0.timeoutIntervalForResource = 20 })
+        XCTAssertFalse(advance(19.999, completes: task))
+        XCTAssertTrue(advance(0.001, completes: task))
+        XCTAssertEqual(timeoutKind(completion(of: recorder)), "total")
     }
 
     func testTheConfigurationsRequestTimeoutIsTheIdleTimeoutOfARequestWithoutItsOwn() throws {
-        let manager = managerOfALateReply { $0.timeoutIntervalForRequest = 0.2 }
-        let completion = try run(URLRequest(url: url), on: manager)
-        XCTAssertEqual(timeoutKind(completion), "idle")
+        let stubs = stubs()
+        stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 60))
+        let (task, recorder) = try start(URLRequest(url: url), on: manager(stubs) { $0.timeoutIntervalForRequest = 10 })
+        XCTAssertFalse(advance(9.999, completes: task))
+        XCTAssertTrue(advance(0.001, completes: task))
+        XCTAssertEqual(timeoutKind(completion(of: recorder)), "idle")
     }
 
     func testTheTotalTimeoutCountsEveryHopOfARedirect() throws {
         // Each hop alone is within the total; together they are not.
-        let stubs = StubTransport()
-        stubs.on("GET", url.absoluteString).reply(StubReply.redirect(to: "/v1/slower").delayed(by: 0.3))
-        stubs.on("GET", "https://api.example.com/v1/slower").reply(StubReply.text("late").delayed(by: 0.3))
-        let manager = makeManager(stubs: stubs)
-        let completion = try run(request(idle: 10), on: manager) { try manager.setTotalTimeout(0.5, for: $0) }
-        XCTAssertEqual(timeoutKind(completion, failingURL: URL(string: "https://api.example.com/v1/slower")), "total")
+        let stubs = stubs()
+        stubs.on("GET", url.absoluteString).reply(StubReply.redirect(to: "/v1/slower").delayed(by: 15))
+        stubs.on("GET", slower.absoluteString).reply(StubReply.text("late").delayed(by: 15))
+        let manager = manager(stubs)
+        let (task, recorder) = try start(request(idle: 30), on: manager) { try manager.setTotalTimeout(20, for: $0) }
+        XCTAssertFalse(advance(15, completes: task))
+        XCTAssertEqual(stubs.requests.count, 2, "the redirect was followed at 15 s")
+        XCTAssertFalse(advance(4.999, completes: task))
+        XCTAssertTrue(advance(0.001, completes: task))
+        XCTAssertEqual(timeoutKind(completion(of: recorder), failingURL: slower), "total")
         XCTAssertEqual(stubs.requests.count, 2)
     }
 
     func testAHopsDelayDoesNotCountTowardTheNextHopsIdleTimeout() throws {
         // The idle timeout is per silence: two hops each silent for less than it succeed.
-        let stubs = StubTransport()
-        stubs.on("GET", url.absoluteString).reply(StubReply.redirect(to: "/v1/slower").delayed(by: 0.3))
-        stubs.on("GET", "https://api.example.com/v1/slower").reply(StubReply.text("ready").delayed(by: 0.3))
-        let completion = try run(request(idle: 0.5), on: makeManager(stubs: stubs))
+        let stubs = stubs()
+        stubs.on("GET", url.absoluteString).reply(StubReply.redirect(to: "/v1/slower").delayed(by: 15))
+        stubs.on("GET", slower.absoluteString).reply(StubReply.text("ready").delayed(by: 15))
+        let (task, recorder) = try start(request(idle: 20), on: manager(stubs))
+        XCTAssertFalse(advance(15, completes: task))
+        XCTAssertTrue(advance(15, completes: task))
+        let completion = completion(of: recorder)
         XCTAssertNil(completion.error)
         XCTAssertEqual(completion.text, "ready")
     }
 
     func testAnAttemptThatTimedOutIsRetriedByThePolicy() throws {
-        let stubs = StubTransport()
+        let stubs = stubs()
         let route = stubs.on("GET", url.absoluteString).replies([StubReply.text("late").delayed(by: 30), .text("ready")])
-        let policy = RetryPolicy(budget: nil, jitter: { _ in 0 })
-        let completion = try run(request(idle: 0.2), on: makeManager(stubs: stubs, interceptor: policy))
+        let retries = NotificationLog(.taskWillRetry)
+        let (task, recorder) = try start(request(idle: 10), on: manager(stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 })))
+        // The interceptor adapts each attempt's request, and decides on a retry, away from the
+        // transport's queue: the clock is advanced once the attempt was sent, and once the
+        // retry was decided (its wait is no time).
+        // Once decided, the retry may run within the same advance.
+        waitUntil { route.callCount == 1 }
+        clock.advance(by: 10)
+        waitUntil { retries.posted(for: task).count == 1 }
+        clock.advance(by: 0)
+        let completion = completion(of: recorder)
         XCTAssertNil(completion.error)
         XCTAssertEqual(completion.text, "ready")
         XCTAssertEqual(route.callCount, 2)
     }
 
     func testATotalTimeoutIsNotRetriedPastItself() throws {
-        // Each attempt times out idle; the retry policy would try again, but the total is spent.
-        let stubs = StubTransport()
-        let route = stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 30))
-        let manager = makeManager(stubs: stubs, interceptor: RetryPolicy(maximumRetries: 10, budget: nil, jitter: { _ in 0 }))
-        let completion = try run(request(idle: 0.15), on: manager) { try manager.setTotalTimeout(0.4, for: $0) }
-        XCTAssertEqual(timeoutKind(completion), "total")
-        // Idle after 0.15 s each, retried at once: two or three attempts fit in the 0.4 s.
-        XCTAssertTrue((2...3).contains(route.callCount), "\(route.callCount) attempts")
+        // Each attempt times out idle after 10 s and is retried at once; the total of 25 s
+        // ends the third.
+        let stubs = stubs()
+        let route = stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 60))
+        let manager = manager(stubs, interceptor: RetryPolicy(maximumRetries: 10, budget: nil, jitter: { _ in 0 }))
+        let retries = NotificationLog(.taskWillRetry)
+        let (task, recorder) = try start(request(idle: 10), on: manager) { try manager.setTotalTimeout(25, for: $0) }
+        for attempt in 1...2 {
+            waitUntil { route.callCount == attempt }
+            XCTAssertFalse(advance(10, completes: task))
+            waitUntil { retries.posted(for: task).count == attempt }
+            XCTAssertFalse(advance(0, completes: task))
+        }
+        waitUntil { route.callCount == 3 }
+        XCTAssertFalse(advance(4.999, completes: task))
+        XCTAssertTrue(advance(0.001, completes: task))
+        XCTAssertEqual(timeoutKind(completion(of: recorder)), "total")
+        XCTAssertEqual(route.callCount, 3)
     }
 
-    func testARetryWaitPastTheTotalTimeoutFailsAsTotalWithoutTheRetry() throws {
-        let stubs = StubTransport()
-        let route = stubs.on("GET", url.absoluteString).replies([.status(503, fields: ["Retry-After": "1"]), .text("ready")])
-        let manager = makeManager(stubs: stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 }))
-        let completion = try run(request(idle: 10), on: manager) { try manager.setTotalTimeout(0.4, for: $0) }
-        XCTAssertEqual(timeoutKind(completion), "total")
+    func testARetryWaitPastTheTotalTimeoutFailsAsTotalWhenTheTotalRunsOut() throws {
+        // A 20 s total and a Retry-After of 21 s: the task ends at 20 s, without the retry.
+        let stubs = stubs()
+        let route = stubs.on("GET", url.absoluteString).replies([.status(503, fields: ["Retry-After": "21"]), .text("ready")])
+        let manager = manager(stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 }))
+        let retries = NotificationLog(.taskWillRetry)
+        let (task, recorder) = try start(request(idle: 30), on: manager) { try manager.setTotalTimeout(20, for: $0) }
+        waitUntil { retries.posted(for: task).count == 1 }
+        XCTAssertFalse(advance(19.999, completes: task))
+        XCTAssertTrue(advance(0.001, completes: task))
+        XCTAssertEqual(timeoutKind(completion(of: recorder)), "total")
         XCTAssertEqual(route.callCount, 1)
     }
 
-    func testARetryWaitLongerThanTheTotalTimeoutIsCutShortByIt() throws {
-        // A 0.4 s total timeout and a Retry-After of 30 s: the task must end when its total runs
-        // out, not when the wait does.
-        let stubs = StubTransport()
-        let route = stubs.on("GET", url.absoluteString).replies([.status(503, fields: ["Retry-After": "30"]), .text("ready")])
-        let manager = makeManager(stubs: stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 }))
-        let completion = try run(request(idle: 10), on: manager, timeout: 5) { try manager.setTotalTimeout(0.4, for: $0) }
-        XCTAssertEqual(timeoutKind(completion), "total")
+    func testARetryWaitWithinTheTotalTimeoutIsWaitedFor() throws {
+        let stubs = stubs()
+        let route = stubs.on("GET", url.absoluteString).replies([.status(503, fields: ["Retry-After": "19"]), .text("ready")])
+        let manager = manager(stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 }))
+        let retries = NotificationLog(.taskWillRetry)
+        let (task, recorder) = try start(request(idle: 30), on: manager) { try manager.setTotalTimeout(20, for: $0) }
+        waitUntil { retries.posted(for: task).count == 1 }
+        XCTAssertFalse(advance(18.999, completes: task))
         XCTAssertEqual(route.callCount, 1)
+        // The retry's request is adapted away from the transport's queue: waited for.
+        clock.advance(by: 0.001)
+        XCTAssertEqual(completion(of: recorder).text, "ready")
+        XCTAssertEqual(route.callCount, 2)
     }
 
     func testATotalTimeoutDuringAHopEndsTheTaskWithoutAskingTheInterceptors() throws {
-        // The policy would retry a timeout after 5 s: the total of 0.4 s ends the task instead,
+        // The policy would retry a timeout after 5 s: the total of 20 s ends the task instead,
         // with no retry announced and none sent.
-        let stubs = StubTransport()
-        let route = stubs.on("GET", url.absoluteString).replies([StubReply.text("late").delayed(by: 30), .text("ready")])
-        let manager = makeManager(stubs: stubs, interceptor: RetryPolicy(backoffBase: 5, budget: nil, jitter: { $0 }))
+        let stubs = stubs()
+        let route = stubs.on("GET", url.absoluteString).replies([StubReply.text("late").delayed(by: 60), .text("ready")])
+        let manager = manager(stubs, interceptor: RetryPolicy(backoffBase: 5, budget: nil, jitter: { $0 }))
         let retries = NotificationLog(.taskWillRetry)
-        var task: URLSessionTask?
-        let completion = try run(request(idle: 10), on: manager, timeout: 3) {
-            task = $0
-            try manager.setTotalTimeout(0.4, for: $0)
-        }
-        XCTAssertEqual(timeoutKind(completion), "total")
+        let (task, recorder) = try start(request(idle: 30), on: manager) { try manager.setTotalTimeout(20, for: $0) }
+        waitUntil { route.callCount == 1 }
+        XCTAssertFalse(advance(19.999, completes: task))
+        XCTAssertTrue(advance(0.001, completes: task))
+        XCTAssertEqual(timeoutKind(completion(of: recorder)), "total")
         XCTAssertEqual(route.callCount, 1)
-        XCTAssertEqual(task.map(retries.posted(for:))?.count, 0)
+        XCTAssertEqual(retries.posted(for: task).count, 0)
+    }
+
+    func testCancellingDuringAReplysDelayEndsTheTaskAtOnceCancelled() throws {
+        let stubs = stubs()
+        stubs.on("GET", url.absoluteString).reply(StubReply.text("late").delayed(by: 60))
+        let (task, recorder) = try start(request(idle: 30), on: manager(stubs))
+        XCTAssertFalse(advance(5, completes: task))
+        task.cancel()
+        XCTAssertEqual((completion(of: recorder).error as? URLError)?.code, .cancelled)
+        // The reply's delay and the timeouts ran out later, and nothing else happened.
+        clock.advance(by: 60)
+        XCTAssertEqual(recorder.completions.count, 1)
+    }
+
+    func testCancellingDuringARetryWaitEndsTheTaskWithoutTheRetry() throws {
+        let stubs = stubs()
+        let route = stubs.on("GET", url.absoluteString).replies([.status(503, fields: ["Retry-After": "10"]), .text("ready")])
+        let retries = NotificationLog(.taskWillRetry)
+        let (task, recorder) = try start(request(idle: 30), on: manager(stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 })))
+        waitUntil { retries.posted(for: task).count == 1 }
+        XCTAssertFalse(advance(5, completes: task))
+        task.cancel()
+        XCTAssertEqual((completion(of: recorder).error as? URLError)?.code, .cancelled)
+        clock.advance(by: 10)
+        XCTAssertEqual(route.callCount, 1)
+        XCTAssertEqual(recorder.completions.count, 1)
     }
 }

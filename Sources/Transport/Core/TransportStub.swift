@@ -13,8 +13,12 @@ import FoundationNetworking
 public final class TransportStub: Sendable, Hashable {
     /// Answers one request: the request, its whole body, and the trailer fields after it.
     package let respond: @Sendable (URLRequest, Data, [String: String]) -> StubAnswer
+    /// The clock of the stubbed transport's timeouts, retry waits and delays; `nil` for the
+    /// system's.
+    package let clock: (any TransportClock)?
 
-    package init(respond: @escaping @Sendable (URLRequest, Data, [String: String]) -> StubAnswer) {
+    package init(clock: (any TransportClock)? = nil, respond: @escaping @Sendable (URLRequest, Data, [String: String]) -> StubAnswer) {
+        self.clock = clock
         self.respond = respond
     }
 

@@ -61,11 +61,12 @@ struct CurlHop {
     var uploadLength: Int64 = -1
     var reportedUpload: Int64 = 0
 
-    init(proxy: Proxy?, serverName: String?, totalMilliseconds: Int) {
+    /// A hop started at `start` (on the transport's clock).
+    init(proxy: Proxy?, serverName: String?, totalMilliseconds: Int, start: DispatchTime) {
         self.proxy = proxy
         self.serverName = serverName
         self.totalMilliseconds = totalMilliseconds
-        start = .now()
+        self.start = start
         fetchStart = Date()
     }
 
@@ -77,7 +78,4 @@ struct CurlHop {
     func mayReceive(connectionTrusted: Bool) -> Bool {
         !requiresTrust || connectionTrusted
     }
-
-    /// Seconds since the hop started.
-    var elapsed: TimeInterval { TimeInterval(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000_000 }
 }

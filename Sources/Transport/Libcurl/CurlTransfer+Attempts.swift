@@ -64,7 +64,7 @@ extension CurlTransfer {
         let context = RetryContext(
             request: request, response: outcome.held?.response, body: outcome.held?.body ?? Data(), error: outcome.failure,
             attempt: attempt, receivedResponseBytes: hop.receivedResponseBytes, canContinue: range != nil,
-            isReusedConnection: lastHopReusedConnection, canReplayBody: canReplayBody, elapsed: Self.seconds(from: transferStart))
+            isReusedConnection: lastHopReusedConnection, canReplayBody: canReplayBody, elapsed: seconds(since: transferStart))
         keep(.interceptors(Task { [weak self, transport] in
             let decision = await interceptor.retry(context)
             guard !Task.isCancelled else { return }
@@ -93,7 +93,7 @@ extension CurlTransfer {
     /// keeps one timer for its transfers, which checks each against `lastActivity` (updated by
     /// the callbacks).
     func startIdleTimer() {
-        lastActivity = .now()
+        lastActivity = transport.clock.now()
         if let idle = timeouts.idle { transport.watchIdle(until: lastActivity + idle) }
     }
 
@@ -101,9 +101,9 @@ extension CurlTransfer {
     /// timeout, or returns when it may be next. A transfer paused for its consumer is not idle.
     func checkIdle() -> DispatchTime? {
         guard let easy, let idle = timeouts.idle else { return nil }
-        let idleFor = Self.seconds(from: lastActivity)
+        let idleFor = seconds(since: lastActivity)
         guard idleFor >= idle, !receiveFlow.isPaused else {
-            return .now() + (receiveFlow.isPaused ? idle : idle - idleFor)
+            return transport.clock.now() + (receiveFlow.isPaused ? idle : idle - idleFor)
         }
         transport.remove(easy)
         releaseHandle()

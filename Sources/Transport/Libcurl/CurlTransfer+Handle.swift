@@ -18,7 +18,7 @@ extension CurlTransfer {
         if case .stream(_, consumed: true) = body {
             return perform(machine.failed(TransferErrorMapping.refused(.requestBodyStreamExhausted, url: url)))
         }
-        guard let milliseconds = timeouts.hopMilliseconds(elapsed: Self.seconds(from: transferStart)) else {
+        guard let milliseconds = timeouts.hopMilliseconds(elapsed: seconds(since: transferStart)) else {
             return perform(machine.failed(timeouts.error(.total, url: request.url)))
         }
         if let stub = transport.stub { return startStubHop(stub, totalMilliseconds: milliseconds.total) }
@@ -30,7 +30,8 @@ extension CurlTransfer {
         errorBuffer.initialize(repeating: 0, count: 256)
         let socketPath = socketAddress?.socketPath ?? transport.connection.unixSocketPath
         hop = CurlHop(
-            proxy: socketPath == nil ? transport.proxyRoutes.proxy(for: url) : nil, serverName: url.host, totalMilliseconds: milliseconds.total)
+            proxy: socketPath == nil ? transport.proxyRoutes.proxy(for: url) : nil, serverName: url.host, totalMilliseconds: milliseconds.total,
+            start: transport.clock.now())
         let bodyKind: EasyHandleOptions.Body = switch body {
         case .none: .none
         case .data(let data, _): .data(count: data.count)

@@ -14,7 +14,7 @@ extension CurlTransfer {
         let length = size * count
         guard let bytes else { return length }
         let transfer = transfer(context)
-        transfer.lastActivity = .now()
+        transfer.lastActivity = transfer.transport.clock.now()
         transfer.hop.receivedResponseBytes = true
         // The line end goes as bytes: Foundation's trimming, through NSString, cost a quarter
         // of a small request's instructions (callgrind, BENCHMARKS.md).
@@ -133,7 +133,7 @@ extension CurlTransfer {
         bytes, size, count, context in
         let length = size * count
         let transfer = transfer(context)
-        transfer.lastActivity = .now()
+        transfer.lastActivity = transfer.transport.clock.now()
         guard let bytes, length > 0 else { return length }
         return transfer.receive(UnsafeRawBufferPointer(start: bytes, count: length))
     }
@@ -199,7 +199,7 @@ extension CurlTransfer {
     /// Reading resumes after the window paused it; on the transport's queue.
     func resumeReading() {
         receiveFlow.readingResumed()
-        lastActivity = .now()
+        lastActivity = transport.clock.now()
         if let easy { _ = afn_easy_pause(easy, CurlPause.resumeAll) } else if stubPlayback != nil { playStub() }
         // A response that ended while reading was paused ends now that its body was delivered.
         if easy != nil, hop.responseEnd?.isComplete == true { transport.responseEnded(self) }

@@ -34,7 +34,7 @@ extension CurlTransfer {
     }
 
     private func readBody(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
-        lastActivity = .now()
+        lastActivity = transport.clock.now()
         switch body {
         case .none:
             return 0

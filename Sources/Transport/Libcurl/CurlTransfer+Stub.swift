@@ -15,9 +15,9 @@ struct StubPlayback {
     /// The index of the next chunk to deliver.
     var chunk = 0
     /// The timer of the delay or of the interval before the next chunk.
-    var timer: DispatchSourceTimer?
+    var timer: (any TransportTimer)?
     /// The timer that ends the hop when its idle or total timeout runs out.
-    var watchdog: DispatchSourceTimer?
+    var watchdog: (any TransportTimer)?
 
     /// Cancels the timers.
     func stop() {
@@ -29,8 +29,8 @@ struct StubPlayback {
 extension CurlTransfer {
     /// Starts a hop answered by `stub`, within `totalMilliseconds` (0 for no limit).
     func startStubHop(_ stub: TransportStub, totalMilliseconds: Int) {
-        hop = CurlHop(proxy: nil, serverName: request.url?.host, totalMilliseconds: totalMilliseconds)
-        lastActivity = .now()
+        lastActivity = transport.clock.now()
+        hop = CurlHop(proxy: nil, serverName: request.url?.host, totalMilliseconds: totalMilliseconds, start: lastActivity)
         stubPlayback = StubPlayback()
         watchStubTimeouts()
         switch body {
@@ -87,9 +87,9 @@ extension CurlTransfer {
     /// Ends the hop with a timeout when the idle or the total one has run out, or checks again
     /// when one may next: what libcurl and the transport's idle timer do for a server.
     private func watchStubTimeouts() {
-        let totalLeft = hop.totalMilliseconds > 0 ? Double(hop.totalMilliseconds) / 1000 - hop.elapsed : nil
+        let totalLeft = hop.totalMilliseconds > 0 ? Double(hop.totalMilliseconds) / 1000 - seconds(since: hop.start) : nil
         // A hop paused for its consumer is not idle.
-        let idleLeft = timeouts.idle.map { receiveFlow.isPaused ? $0 : $0 - Self.seconds(from: lastActivity) }
+        let idleLeft = timeouts.idle.map { receiveFlow.isPaused ? $0 : $0 - seconds(since: lastActivity) }
         if let totalLeft, totalLeft <= 0 { return endStubHop(failure: timeouts.error(.total, url: request.url)) }
         if let idleLeft, idleLeft <= 0 { return endStubHop(failure: timeouts.error(.idle, url: request.url)) }
         guard let next = [totalLeft, idleLeft].compactMap({ $0 }).min() else { return }
@@ -111,7 +111,7 @@ extension CurlTransfer {
 
     private func beginStubReply() {
         guard let reply = stubPlayback?.reply else { return }
-        lastActivity = .now()
+        lastActivity = transport.clock.now()
         switch reply.outcome {
         case .taskFailure(let error):
             stubPlayback?.stop()
@@ -133,7 +133,7 @@ extension CurlTransfer {
         guard let playback = stubPlayback, playback.timer == nil, let reply = playback.reply, case .response(_, _, let chunks, _) = reply.outcome else { return }
         var index = playback.chunk
         while index < chunks.count {
-            lastActivity = .now()
+            lastActivity = transport.clock.now()
             // A stub's body is not encoded: each byte counts as received (decompression ratio).
             hop.receivedBodyBytes += Int64(chunks[index].count)
             let written = chunks[index].withUnsafeBytes { receive($0) }

@@ -22,7 +22,7 @@ package final class CurlTransfer: @unchecked Sendable {
         /// The interceptors adapting a request or deciding on an attempt.
         case interceptors(Task<Void, Never>)
         /// The wait before a retry.
-        case retryTimer(DispatchSourceTimer)
+        case retryTimer(any TransportTimer)
 
         func cancel() {
             switch self {
@@ -47,7 +47,7 @@ package final class CurlTransfer: @unchecked Sendable {
     let clientIdentity: ClientIdentity?
     /// The connect, idle and total timeouts; the total counts from `transferStart`.
     let timeouts: TransferTimeouts
-    let transferStart = DispatchTime.now()
+    let transferStart: DispatchTime
     /// The request the task started with: each attempt starts from it.
     let originalRequest: URLRequest
     /// The current hop's request, and its body.
@@ -57,7 +57,7 @@ package final class CurlTransfer: @unchecked Sendable {
     var isEnded = false
     var machine: StateMachine
     /// What the current hop has learnt; made fresh by each hop.
-    var hop = CurlHop(proxy: nil, serverName: nil, totalMilliseconds: 0)
+    var hop = CurlHop(proxy: nil, serverName: nil, totalMilliseconds: 0, start: .now())
     var easy: UnsafeMutableRawPointer?
     var headerList: UnsafeMutableRawPointer?
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
@@ -70,10 +70,10 @@ package final class CurlTransfer: @unchecked Sendable {
     var reportedUpload: Int64 = 0
     /// The timer of the total timeout between hops, when the task has one (`start`), and
     /// whether it ran out while a hop ran.
-    var deadline: DispatchSourceTimer?
+    var deadline: (any TransportTimer)?
     var isPastDeadline = false
     /// The last byte received or sent; the transport's idle timer compares it with the idle timeout.
-    var lastActivity = DispatchTime.now()
+    var lastActivity: DispatchTime
     /// The stub's reply being played as the current hop, when the transport is stubbed.
     var stubPlayback: StubPlayback?
     /// Whether an event the state machine rejects stops the process (debug builds: a defect to
@@ -103,6 +103,8 @@ package final class CurlTransfer: @unchecked Sendable {
         self.request = request
         originalRequest = request
         transport = registration.transport
+        transferStart = registration.transport.clock.now()
+        lastActivity = transferStart
         events = registration.events
         options = registration.options
         clientIdentity = options.clientIdentity ?? transport.connection.clientIdentity
@@ -119,8 +121,9 @@ package final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    static func seconds(from start: DispatchTime, to end: DispatchTime = .now()) -> TimeInterval {
-        TimeInterval(end.uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000_000
+    /// Seconds from `start` to now, on the transport's clock.
+    func seconds(since start: DispatchTime) -> TimeInterval {
+        transport.clock.seconds(since: start)
     }
 
     /// The body `request` sends; a stream the previous request already read starts over when
@@ -145,7 +148,7 @@ package final class CurlTransfer: @unchecked Sendable {
     func start() {
         // A task cancelled before it started has ended: no deadline is left to watch.
         if !isEnded, machine.hasInterceptors, let total = timeouts.total {
-            deadline = transport.run(after: total - Self.seconds(from: transferStart)) { [weak self] in self?.totalTimeoutElapsed() }
+            deadline = transport.run(after: total - seconds(since: transferStart)) { [weak self] in self?.totalTimeoutElapsed() }
         }
         perform(machine.start())
     }
@@ -313,7 +316,7 @@ package final class CurlTransfer: @unchecked Sendable {
         mapping.receivedResponse = hop.response != nil
         mapping.receivedResponseBytes = hop.receivedResponseBytes
         if curlCode == CurlCode.operationTimedOut {
-            let kind = TransferTimeouts.kindOfLibcurlTimeout(hopElapsed: hop.elapsed, hopTotalMilliseconds: hop.totalMilliseconds)
+            let kind = TransferTimeouts.kindOfLibcurlTimeout(hopElapsed: seconds(since: hop.start), hopTotalMilliseconds: hop.totalMilliseconds)
             mapping.timeout = (kind, timeouts)
         }
         mapping.presentedIdentity = clientIdentity != nil

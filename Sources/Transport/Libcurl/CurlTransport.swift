@@ -31,6 +31,9 @@ package final class CurlTransport: @unchecked Sendable {
     let proxyRoutes: ProxyRoutes
     /// Answers every hop in place of libcurl, when the manager is stubbed.
     let stub: TransportStub?
+    /// The time of the transfers' timeouts, retry waits and stub delays: the stub's clock when
+    /// it has one (a test's), else the system's.
+    let clock: any TransportClock
     /// libcurl's multi handle; `nil` for a stubbed transport, which answers every hop itself and
     /// so works where libcurl cannot be loaded or used.
     private let multi: UnsafeMutableRawPointer?
@@ -75,10 +78,12 @@ package final class CurlTransport: @unchecked Sendable {
         self.receiveWindowLimit = receiveWindowLimit
         self.connection = connection
         self.stub = stub
+        clock = stub?.clock ?? SystemClock.shared
         proxyRoutes = ProxyRoutes.resolve(
             connection.proxy, dictionary: configuration.connectionProxyDictionary, environment: ProcessInfo.processInfo.environment)
         self.multi = multi
         sockets = CurlSockets(queue: queue)
+        clock.runs(on: queue)
         guard let multi else { return }
         let context = Unmanaged.passUnretained(self).toOpaque()
         var refused: (option: String, code: Int32)?
@@ -190,18 +195,21 @@ package final class CurlTransport: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the transport's queue after `delay` seconds (at once for 0), unless the
-    /// returned timer is cancelled first; from any thread.
-    func run(after delay: TimeInterval, _ body: @escaping () -> Void) -> DispatchSourceTimer {
-        let timer = makeTimer(body)
-        timer.schedule(deadline: .now() + max(0, delay))
-        timer.resume()
+    /// Runs `body` on the transport's queue after `delay` seconds of its clock (at once for 0),
+    /// unless the returned timer is cancelled first; on the transport's queue.
+    func run(after delay: TimeInterval, _ body: @escaping () -> Void) -> any TransportTimer {
+        let timer = clock.makeTimer(on: queue) { [weak self] in
+            body()
+            self?.settle()
+        }
+        timer.schedule(at: clock.now() + max(0, delay))
         return timer
     }
 
-    /// A one-shot timer that runs `body` on the transport's queue; the caller schedules and
-    /// cancels it.
-    func makeTimer(_ body: @escaping () -> Void) -> DispatchSourceTimer {
+    /// A one-shot dispatch timer that runs `body` on the transport's queue; the caller schedules
+    /// and cancels it. For libcurl's timer and the idle checks of libcurl's hops, which keep
+    /// the system's time.
+    private func makeTimer(_ body: @escaping () -> Void) -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [weak self] in
             body()

@@ -5,7 +5,7 @@ import XCTest
 /// manager's policy trusted in its handshake (or in the handshake of the connection reused).
 final class CurlHopTests: XCTestCase {
     private func hop(https: Bool) -> CurlHop {
-        var hop = CurlHop(proxy: nil, serverName: "localhost", totalMilliseconds: 0)
+        var hop = CurlHop(proxy: nil, serverName: "localhost", totalMilliseconds: 0, start: .now())
         hop.requiresTrust = https
         return hop
     }
