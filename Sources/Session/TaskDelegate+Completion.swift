@@ -49,7 +49,8 @@ extension TaskDelegate {
         }
         let error = outcome
         recordInCache(snapshot, response: response, error: error)
-        state.withLock { $0.run.end(with: error) }
+        let released = state.withLock { $0.run.end(with: error) }
+        withExtendedLifetime(released) {}
         // Before the completion is scheduled, as URLSession reports metrics before completing: a
         // completion handler may read what the metrics override stored.
         manager.override(\.taskDidFinishCollectingMetrics)?(session, task, metrics)

@@ -136,13 +136,20 @@ final class TaskDelegate: @unchecked Sendable {
         }
 
         /// Lets go of what only a running task needs, once its completion took what it uses:
-        /// the body, the caller's closures, a stored answer, the task's interceptor and client
-        /// identity. The task, which may be kept long after, shows the rest.
+        /// the body, the caller's closures, the stored responses the cache handed it, the
+        /// failure, the metrics, the download's writer, the task's interceptor and client
+        /// identity. The task, which may be kept long after, shows the rest (its response,
+        /// counts, requests and `run`).
         mutating func release() {
             data = Data()
             awaiter = nil
             resumeDataHandler = nil
             cacheAnswer = nil
+            cacheUse = .none
+            cacheRequest = nil
+            failure = nil
+            transactions = []
+            writer = nil
             settings.interceptor = nil
             settings.clientIdentity = nil
         }
@@ -166,11 +173,13 @@ final class TaskDelegate: @unchecked Sendable {
         var progress: Progress?
 
         /// The task completed with `error` (`nil` for success): nothing runs it any more.
-        mutating func end(with error: (any Error)?) {
+        /// Returns the transfer and delegate it let go of, for the caller to release outside
+        /// the record's lock (a transfer's teardown must not run under it).
+        mutating func end(with error: (any Error)?) -> (CurlTransfer?, TaskDelegate?) {
+            defer { (transfer, delegate) = (nil, nil) }
             phase = .completed
             self.error = error
-            transfer = nil
-            delegate = nil
+            return (transfer, delegate)
         }
     }
 
@@ -376,9 +385,14 @@ final class TaskDelegate: @unchecked Sendable {
         state.withLock { $0.awaiter = awaiter }
     }
 
-    /// Asks for resume data when the (download) task completes after a cancel.
+    /// Asks for resume data when the (download) task completes after a cancel; a task that
+    /// completed meanwhile has none to give, and `handler` gets `nil` at once.
     func produceResumeData(_ handler: @escaping @Sendable (Data?) -> Void) {
-        state.withLock { $0.resumeDataHandler = handler }
+        let completed = state.withLock { state in
+            if !state.completed { state.resumeDataHandler = handler }
+            return state.completed
+        }
+        if completed { handler(nil) }
     }
 
     /// Whether the task's request has a body (an upload's, data, or a stream).

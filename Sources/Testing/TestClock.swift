@@ -26,7 +26,7 @@ import Foundation
 /// before advancing past a deadline it sets. Beyond AFNetworking.
 public final class TestClock: TransportClock, @unchecked Sendable {
     // @unchecked: `state` is a `Locked`; a timer's body, which it holds, runs only on the
-    // timer's queue (`queue.sync` in `advance(by:)`).
+    // timer's queue (`queue.sync` in `advance(by:)`, or `queue.async` for a deadline passed).
 
     private struct Timer {
         let queue: DispatchQueue
@@ -34,6 +34,9 @@ public final class TestClock: TransportClock, @unchecked Sendable {
         /// When it runs next, and the order it was scheduled in among timers due at once;
         /// `nil` while not scheduled.
         var due: (deadline: UInt64, order: Int)?
+        /// Counts the timer's schedulings and cancels: a run picked before the latest of them
+        /// (its `cancel` already queued on the timer's queue) does not happen.
+        var generation = 0
     }
 
     private struct State {
@@ -47,6 +50,8 @@ public final class TestClock: TransportClock, @unchecked Sendable {
     }
 
     private let state = Locked(State(now: DispatchTime.now().uptimeNanoseconds))
+    /// Held for a whole `advance(by:)`: advances from several threads take turns.
+    private let advancing = Locked(())
 
     /// A clock at zero seconds elapsed.
     public init() {}
@@ -56,27 +61,34 @@ public final class TestClock: TransportClock, @unchecked Sendable {
         TimeInterval(state.withLock { $0.elapsed }) / 1_000_000_000
     }
 
-    /// Moves the time forward by `seconds`: each timer due by then runs at its deadline, in
-    /// order of deadline (then of scheduling), on its transport's queue, with what it starts
-    /// on that queue; returns when they ran. Never call it on a transport's queue (in a stub's
-    /// reply closure): it waits for that queue.
+    /// Moves the time forward by `seconds` (finite, not negative): each timer due by then runs
+    /// at its deadline, in order of deadline (then of scheduling), on its transport's queue,
+    /// with what it starts on that queue; returns when they ran. A timer scheduled for a time
+    /// already passed runs at once, without an advance. Never call it on a transport's queue
+    /// (in a stub's reply closure): it waits for that queue.
     public func advance(by seconds: TimeInterval) {
         precondition(seconds >= 0 && seconds.isFinite, "a clock advances by a finite, non-negative number of seconds")
-        let step = UInt64((seconds * 1_000_000_000).rounded())
-        let target = state.withLock { $0.now + step }
-        settle()
-        while let (queue, body) = nextTimer(dueBy: target) {
-            queue.sync(execute: body)
+        advancing.withLock { _ in
+            // Past about 584 years of nanoseconds the time stays at its end.
+            let step = seconds < 1.8e10 ? UInt64((seconds * 1_000_000_000).rounded()) : .max
+            let target = state.withLock { state in
+                let (sum, overflow) = state.now.addingReportingOverflow(step)
+                return overflow ? .max : sum
+            }
             settle()
-        }
-        state.withLock { state in
-            state.elapsed += target - state.now
-            state.now = target
+            while let (queue, identifier, generation) = nextTimer(dueBy: target) {
+                queue.sync { run(identifier, generation: generation) }
+                settle()
+            }
+            state.withLock { state in
+                state.elapsed += target - state.now
+                state.now = target
+            }
         }
     }
 
     /// The earliest timer due by `target`, unscheduled, with the time moved to its deadline.
-    private func nextTimer(dueBy target: UInt64) -> (DispatchQueue, () -> Void)? {
+    private func nextTimer(dueBy target: UInt64) -> (DispatchQueue, Int, Int)? {
         state.withLock { state in
             let due = state.timers.compactMap { identifier, timer in timer.due.map { (identifier, $0) } }
                 .filter { $0.1.deadline <= target }
@@ -87,8 +99,17 @@ public final class TestClock: TransportClock, @unchecked Sendable {
                 state.elapsed += when.deadline - state.now
                 state.now = when.deadline
             }
-            return (timer.queue, timer.body)
+            return (timer.queue, identifier, timer.generation)
         }
+    }
+
+    /// Runs the timer's body, on its queue, unless it was scheduled again or cancelled since
+    /// this run was picked (or let go of).
+    private func run(_ identifier: Int, generation: Int) {
+        let body = state.withLock { state in
+            state.timers[identifier].flatMap { $0.generation == generation ? $0.body : nil }
+        }
+        body?()
     }
 
     /// Waits until every transport on the clock has run what it was asked to before now.
@@ -121,18 +142,34 @@ public final class TestClock: TransportClock, @unchecked Sendable {
     }
 
     fileprivate func schedule(_ identifier: Int, at deadline: DispatchTime) {
-        state.withLock { state in
+        let runNow: (DispatchQueue, Int)? = state.withLock { state in
+            guard var timer = state.timers[identifier] else { return nil }
+            timer.generation += 1
+            defer { state.timers[identifier] = timer }
+            guard deadline.uptimeNanoseconds > state.now else {
+                timer.due = nil
+                return (timer.queue, timer.generation)
+            }
             state.nextOrder += 1
-            state.timers[identifier]?.due = (deadline.uptimeNanoseconds, state.nextOrder)
+            timer.due = (deadline.uptimeNanoseconds, state.nextOrder)
+            return nil
+        }
+        guard let (queue, generation) = runNow else { return }
+        queue.async { [weak self] in self?.run(identifier, generation: generation) }
+    }
+
+    fileprivate func cancel(_ identifier: Int) {
+        state.withLock { state in
+            state.timers[identifier]?.due = nil
+            state.timers[identifier]?.generation += 1
         }
     }
 
-    fileprivate func unschedule(_ identifier: Int) {
-        state.withLock { $0.timers[identifier]?.due = nil }
-    }
-
     fileprivate func forget(_ identifier: Int) {
-        state.withLock { $0.timers[identifier] = nil }
+        // The body is released after the lock: it may hold the last reference to another
+        // timer, whose own `forget` takes the lock.
+        let removed = state.withLock { $0.timers.removeValue(forKey: identifier) }
+        withExtendedLifetime(removed) {}
     }
 }
 
@@ -156,6 +193,6 @@ private final class ManualTimer: TransportTimer {
     }
 
     func cancel() {
-        clock.unschedule(identifier)
+        clock.cancel(identifier)
     }
 }

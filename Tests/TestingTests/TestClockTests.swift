@@ -69,9 +69,24 @@ final class TestClockTests: XCTestCase {
 
     func testACancelledTimerNeverRuns() {
         let cancelled = timer("cancelled", after: 1)
+        let kept = timer("kept", after: 1)
         cancelled.cancel()
         clock.advance(by: 2)
-        XCTAssertEqual(logged, [])
+        XCTAssertEqual(logged, ["kept"])
+        withExtendedLifetime((cancelled, kept)) {}
+    }
+
+    func testATimerScheduledForATimePassedRunsAtOnceWithoutAnAdvance() {
+        let done = expectation(description: "ran")
+        let now = clock.makeTimer(on: queue) { [log] in
+            log.withLock { $0.append(("now", 0)) }
+            done.fulfill()
+        }
+        now.schedule(at: clock.now())
+        wait(for: [done], timeout: 5)
+        XCTAssertEqual(logged, ["now"])
+        XCTAssertEqual(clock.elapsed, 0)
+        withExtendedLifetime(now) {}
     }
 
     func testATimerLetGoOfNeverRuns() {
@@ -89,6 +104,7 @@ final class TestClockTests: XCTestCase {
         clock.advance(by: 1)
         XCTAssertEqual(logged, ["moved"])
         XCTAssertEqual(times, [3])
+        withExtendedLifetime(moved) {}
     }
 
     func testATimerScheduledByAnotherWithinTheAdvanceRunsInIt() {
@@ -100,7 +116,9 @@ final class TestClockTests: XCTestCase {
         first.schedule(at: clock.now() + 1)
         clock.advance(by: 2)
         XCTAssertEqual(logged, ["first", "second"])
+        XCTAssertEqual(times, [0, 1])
         XCTAssertEqual(clock.elapsed, 2)
+        withExtendedLifetime(first) {}
     }
 
     func testAdvancingFirstLetsTheQueueFinishWhatItWasAskedTo() {

@@ -26,8 +26,9 @@ package protocol TransportTimer: AnyObject {
 }
 
 extension TransportClock {
-    /// Seconds from `start` to now.
+    /// Seconds from `start` to now; 0 for a `start` after now.
     package func seconds(since start: DispatchTime) -> Double {
-        Double(now().uptimeNanoseconds &- start.uptimeNanoseconds) / 1_000_000_000
+        let (now, start) = (now().uptimeNanoseconds, start.uptimeNanoseconds)
+        return now > start ? Double(now - start) / 1_000_000_000 : 0
     }
 }

@@ -91,7 +91,9 @@ extension CurlTransfer {
 
     /// libcurl has no idle timeout finer than a second (its low-speed limit), so the transport
     /// keeps one timer for its transfers, which checks each against `lastActivity` (updated by
-    /// the callbacks).
+    /// the callbacks). Only libcurl's hops have it, and so only the system's clock, which its
+    /// dispatch timer shares (a stubbed transport, the only one with a test's clock, watches
+    /// its hops itself).
     func startIdleTimer() {
         lastActivity = transport.clock.now()
         if let idle = timeouts.idle { transport.watchIdle(until: lastActivity + idle) }

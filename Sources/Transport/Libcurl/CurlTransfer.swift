@@ -57,7 +57,7 @@ package final class CurlTransfer: @unchecked Sendable {
     var isEnded = false
     var machine: StateMachine
     /// What the current hop has learnt; made fresh by each hop.
-    var hop = CurlHop(proxy: nil, serverName: nil, totalMilliseconds: 0, start: .now())
+    var hop: CurlHop
     var easy: UnsafeMutableRawPointer?
     var headerList: UnsafeMutableRawPointer?
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
@@ -105,6 +105,7 @@ package final class CurlTransfer: @unchecked Sendable {
         transport = registration.transport
         transferStart = registration.transport.clock.now()
         lastActivity = transferStart
+        hop = CurlHop(proxy: nil, serverName: nil, totalMilliseconds: 0, start: transferStart)
         events = registration.events
         options = registration.options
         clientIdentity = options.clientIdentity ?? transport.connection.clientIdentity
