@@ -27,7 +27,7 @@ public enum SessionError: Error, Sendable {
     /// partial file is gone, changed, or not a file of this user in the private download
     /// directory. Code -3003.
     case invalidResumeData(reason: String)
-    /// A redirect was refused by the origin rules (`RedirectRule`): from TCP into a Unix domain
+    /// A redirect was refused by the origin rules (`RedirectPolicy`): from TCP into a Unix domain
     /// socket, or from one socket to another. `response` is the redirect. Code -1002
     /// (unsupported URL).
     case redirectRefused(reason: String, response: HTTPURLResponse)

@@ -302,7 +302,7 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// A redirect past the manager's limit was not followed.
     func didStopRedirects(after response: HTTPURLResponse) {
-        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "More than \(URLSessionManager.maximumRedirects) redirects."]
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "More than \(RedirectPolicy.maximumRedirects) redirects."]
         userInfo[NSURLErrorFailingURLErrorKey] = response.url
         let error = URLError(.httpTooManyRedirects, userInfo: userInfo)
         state.withLock { state in
@@ -319,7 +319,7 @@ final class TaskDelegate: @unchecked Sendable {
     }
 
     /// A redirect the origin rules refuse was not followed.
-    func didRefuseRedirect(_ response: HTTPURLResponse, _ refusal: RedirectRule.Refusal) {
+    func didRefuseRedirect(_ response: HTTPURLResponse, _ refusal: RedirectPolicy.Refusal) {
         let reason = switch refusal {
         case .intoUnixSocket: "a redirect from \(response.url?.scheme ?? "a network") URL into a Unix domain socket is never followed"
         }

@@ -19,9 +19,7 @@ struct TaskSettings {
     var clientIdentity: ClientIdentity?
     /// The manager's interceptor, chained with the task's own; `nil` for none.
     var interceptor: (any RequestInterceptor)?
-    /// The manager's `sendsCredentialsAcrossOrigins`, or the task's own: whether its redirects
-    /// keep credentials across origins.
-    var sendsCredentialsAcrossOrigins: Bool
-    /// The manager's `redaction`: the secret headers a redirect to another origin drops.
-    var redaction: Redaction
+    /// What its redirects may do: the manager's `redaction` and `sendsCredentialsAcrossOrigins`,
+    /// or the task's own.
+    var redirects: RedirectPolicy
 }

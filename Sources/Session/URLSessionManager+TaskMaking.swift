@@ -82,7 +82,7 @@ extension URLSessionManager {
             var taskState = TaskDelegate.State(writer: writer, settings: TaskSettings(
                 limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
                 interceptor: curlTransport == nil ? nil : state.interceptor,
-                sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins, redaction: configuration.redaction))
+                redirects: RedirectPolicy(redaction: configuration.redaction, sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins)))
             (taskState.requestCarriesJarCookies, taskState.carriesJarCookies) = (carriesJarCookies, carriesJarCookies)
             if let cached {
                 taskState.cacheUse = cached.use

@@ -57,7 +57,7 @@ extension URLSessionManager: URLSessionDataDelegate {
             // plain-http URL) a redirect led to, where Basic would hand over the password.
             let space = challenge.protectionSpace
             let challenger = "\(space.protocol ?? "")://\(space.host.lowercased()):\(space.port)"
-            if let original = task.originalRequest?.url, RedirectRule.origin(of: original) == challenger {
+            if let original = task.originalRequest?.url, RedirectPolicy.origin(of: original) == challenger {
                 // The task's own credential, or the manager's when the task was made.
                 credential = delegate.map(\.credential) ?? self.credential
             }
@@ -105,24 +105,22 @@ extension URLSessionManager: URLSessionDataDelegate {
         of task: URLSessionTask, delegate: TaskDelegate?, in session: URLSession, response: HTTPURLResponse, to proposed: URLRequest,
         resendsBody: Bool
     ) -> URLRequest? {
-        if let delegate, delegate.didRedirect() > Self.maximumRedirects {
-            delegate.didStopRedirects(after: response)
-            return nil
-        }
         var request = proposed
         if delegate?.carriesJarCookies ?? true { request.setValue(nil, forHTTPHeaderField: "Cookie") }
-        if let previous = response.url {
-            // The task's rules, as its manager had them when it was made.
-            let settings = delegate?.settings
-            switch RedirectRule.follow(request, from: previous, redaction: settings?.redaction ?? redaction,
-                                       trusted: settings?.sendsCredentialsAcrossOrigins ?? sendsCredentialsAcrossOrigins) {
-            case .success(let next): request = next
-            case .failure(let refusal):
-                delegate?.didRefuseRedirect(response, refusal)
-                return nil
-            }
-        }
-        if [307, 308].contains(response.statusCode), !resendsBody, delegate?.hasRequestBody ?? false {
+        // The task's rules, as its manager had them when it was made.
+        let policy = delegate?.settings.redirects
+            ?? RedirectPolicy(redaction: redaction, sendsCredentialsAcrossOrigins: sendsCredentialsAcrossOrigins)
+        switch policy.decide(request, status: response.statusCode, from: response.url, redirectNumber: delegate?.didRedirect() ?? 0,
+                             hasRequestBody: delegate?.hasRequestBody ?? false, resendsBody: resendsBody) {
+        case .follow(let next):
+            request = next
+        case .tooMany:
+            delegate?.didStopRedirects(after: response)
+            return nil
+        case .refused(let refusal):
+            delegate?.didRefuseRedirect(response, refusal)
+            return nil
+        case .wouldDropBody:
             delegate?.didStopRedirect(response)
             return nil
         }

@@ -73,7 +73,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// How many redirects a task follows at most, on either transport (URLSession's limit on
     /// Apple platforms); each attempt of a task its interceptors retry, as many again.
-    public static let maximumRedirects = 16
+    public static let maximumRedirects = RedirectPolicy.maximumRedirects
 
     /// The serial queue URLSession calls the delegate on.
     public let operationQueue: OperationQueue
@@ -359,7 +359,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
 
     /// Replaces `sendsCredentialsAcrossOrigins` for `task`, a task of this manager not yet resumed.
     public func setSendsCredentialsAcrossOrigins(_ sends: Bool, for task: URLSessionTask) {
-        table.delegate(for: task)?.updateSettings { $0.sendsCredentialsAcrossOrigins = sends }
+        table.delegate(for: task)?.updateSettings { $0.redirects.sendsCredentialsAcrossOrigins = sends }
     }
 
     /// Closures replacing or observing delegate events.

@@ -9,8 +9,8 @@ import XCTest
 
 /// Redirects on the libcurl transfer answered by a stub (no socket): which method and body the
 /// next request carries for each status (`FollowUpRules`), what a change of origin strips
-/// (`RedirectRule`), and the manager's limit. The server tests of the same rules are
-/// `RedirectTests`, `RedirectOriginTests` and `RedirectRuleTests`.
+/// (`RedirectPolicy`), and the manager's limit. The server tests of the same rules are
+/// `RedirectTests`, `RedirectOriginTests` and `RedirectPolicyTests`.
 final class RedirectStubTests: XCTestCase {
     private let base = URL(string: "https://api.example.com")!
     private let secrets = ["Authorization": "Bearer s3cret", "Cookie": "session=s3cret", "Proxy-Authorization": "Basic cHc=",

@@ -279,7 +279,7 @@ enum CacheRules {
         var urls = [url]
         for name in ["Location", "Content-Location"] {
             guard let value = CachedResponse.value(name, in: fields), let target = URL(string: value, relativeTo: url)?.absoluteURL,
-                  RedirectRule.origin(of: target) == RedirectRule.origin(of: url) else { continue }
+                  RedirectPolicy.origin(of: target) == RedirectPolicy.origin(of: url) else { continue }
             urls.append(target)
         }
         return urls

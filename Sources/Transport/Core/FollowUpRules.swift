@@ -6,7 +6,7 @@ import FoundationNetworking
 /// When a libcurl transfer answers a response with another request, and which: a redirect's
 /// target and the request that follows it, and whether a Basic challenge is answered (the task
 /// makes the answer). Pure: tested without a server. The manager still decides whether a
-/// proposed redirect is followed (`RedirectRule`).
+/// proposed redirect is followed (`RedirectPolicy`).
 enum FollowUpRules {
     /// The absolute target of a redirect response: a redirect status and a `Location`
     /// (relative to `url`). How many are followed is the manager's rule, for both transports.

@@ -5,26 +5,67 @@ import FoundationNetworking
 #endif
 import XCTest
 
-/// What crosses a redirect, as a table without a server: the origin rule for credentials and
-/// secrets, and Unix domain sockets.
-final class RedirectRuleTests: XCTestCase {
+/// What becomes of a redirect, as a table without a server: the limit, the origin rule for
+/// credentials and secrets, Unix domain sockets, and bodies that cannot be sent again.
+final class RedirectPolicyTests: XCTestCase {
     private let origin = URL(string: "https://api.example.com:8443/v1/items?q=1")!
     private let secrets = ["Authorization": "Bearer secret", "Cookie": "session=1", "Proxy-Authorization": "Basic cA==",
                            "Origin": "https://app.example.com", "X-Api-Key": "k", "Private-Token": "p"]
 
     /// The previous request with every secret header and `Accept`, redirected to `target`.
-    private func followed(from previous: URL, to target: String, trusted: Bool = false) -> Result<URLRequest, RedirectRule.Refusal> {
+    private func followed(from previous: URL, to target: String, trusted: Bool = false) -> Result<URLRequest, RedirectPolicy.Refusal> {
         var proposed = URLRequest(url: URL(string: target)!)
         for (name, value) in secrets { proposed.setValue(value, forHTTPHeaderField: name) }
         proposed.setValue("application/json", forHTTPHeaderField: "Accept")
-        return RedirectRule.follow(proposed, from: previous, redaction: Redaction(), trusted: trusted)
+        return policy(trusted: trusted).follow(proposed, from: previous)
+    }
+
+    /// The manager's default rules (its `redaction` given), or redirects trusted across origins.
+    private func policy(trusted: Bool = false, redaction: Redaction = Redaction()) -> RedirectPolicy {
+        RedirectPolicy(redaction: redaction, sendsCredentialsAcrossOrigins: trusted)
+    }
+
+    /// The decision on a `status` redirect to `target` from `origin`, the `number`-th.
+    private func decision(
+        _ status: Int, to target: String = "https://api.example.com:8443/next", number: Int = 1, hasBody: Bool = false,
+        resendsBody: Bool = false
+    ) -> String {
+        var proposed = URLRequest(url: URL(string: target)!)
+        proposed.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        switch policy().decide(proposed, status: status, from: origin, redirectNumber: number, hasRequestBody: hasBody, resendsBody: resendsBody) {
+        case .follow(let next): return next.value(forHTTPHeaderField: "Authorization") == nil ? "follow without credentials" : "follow"
+        case .tooMany: return "too many"
+        case .refused(let refusal): return "refused \(refusal)"
+        case .wouldDropBody: return "would drop body"
+        }
+    }
+
+    func testSixteenRedirectsAreFollowedAndTheSeventeenthIsNot() {
+        XCTAssertEqual(RedirectPolicy.maximumRedirects, 16)
+        XCTAssertEqual(decision(302, number: 16), "follow")
+        XCTAssertEqual(decision(302, number: 17), "too many")
+    }
+
+    func testA307Or308OfABodyTheCarrierCannotSendAgainIsNotFollowed() {
+        for status in [307, 308] {
+            XCTAssertEqual(decision(status, hasBody: true, resendsBody: false), "would drop body", "\(status)")
+            XCTAssertEqual(decision(status, hasBody: true, resendsBody: true), "follow", "\(status)")
+            XCTAssertEqual(decision(status, hasBody: false, resendsBody: false), "follow", "\(status)")
+        }
+        // The others send no body again (a POST's 301, 302 and 303 become GETs).
+        for status in [301, 302, 303] { XCTAssertEqual(decision(status, hasBody: true, resendsBody: false), "follow", "\(status)") }
+    }
+
+    func testEveryDecisionAppliesTheOriginRules() {
+        XCTAssertEqual(decision(302, to: "https://other.example.net/"), "follow without credentials")
+        XCTAssertEqual(decision(307, to: "http+unix://%2Fvar%2Frun%2Fdocker.sock/x", hasBody: true, resendsBody: true), "refused intoUnixSocket")
     }
 
     func testTheOriginIsSchemeHostAndPortWithDefaultPorts() {
-        XCTAssertEqual(RedirectRule.origin(of: URL(string: "https://API.Example.com/x")!), "https://api.example.com:443")
-        XCTAssertEqual(RedirectRule.origin(of: URL(string: "http://a/")!), "http://a:80")
-        XCTAssertEqual(RedirectRule.origin(of: URL(string: "http://a:80/")!), RedirectRule.origin(of: URL(string: "http://a/")!))
-        XCTAssertNotEqual(RedirectRule.origin(of: URL(string: "https://a/")!), RedirectRule.origin(of: URL(string: "http://a/")!))
+        XCTAssertEqual(RedirectPolicy.origin(of: URL(string: "https://API.Example.com/x")!), "https://api.example.com:443")
+        XCTAssertEqual(RedirectPolicy.origin(of: URL(string: "http://a/")!), "http://a:80")
+        XCTAssertEqual(RedirectPolicy.origin(of: URL(string: "http://a:80/")!), RedirectPolicy.origin(of: URL(string: "http://a/")!))
+        XCTAssertNotEqual(RedirectPolicy.origin(of: URL(string: "https://a/")!), RedirectPolicy.origin(of: URL(string: "http://a/")!))
     }
 
     func testSameOriginRedirectsKeepEveryHeader() throws {
@@ -59,7 +100,7 @@ final class RedirectRuleTests: XCTestCase {
     func testTheManagersOwnSensitiveHeadersAreDroppedToo() throws {
         var proposed = URLRequest(url: URL(string: "https://other.example.net/")!)
         proposed.setValue("t", forHTTPHeaderField: "X-Tenant")
-        let next = try RedirectRule.follow(proposed, from: origin, redaction: Redaction(additionalHeaders: ["X-Tenant"]), trusted: false).get()
+        let next = try policy(redaction: Redaction(additionalHeaders: ["X-Tenant"])).follow(proposed, from: origin).get()
         XCTAssertNil(next.value(forHTTPHeaderField: "X-Tenant"))
     }
 
@@ -69,7 +110,7 @@ final class RedirectRuleTests: XCTestCase {
             proposed.setValue("s", forHTTPHeaderField: name)
         }
         proposed.setValue("keep", forHTTPHeaderField: "X-Request-Id")
-        let next = try RedirectRule.follow(proposed, from: origin, redaction: Redaction(), trusted: false).get()
+        let next = try policy().follow(proposed, from: origin).get()
         XCTAssertEqual(next.allHTTPHeaderFields, ["X-Request-Id": "keep"])
     }
 
