@@ -196,41 +196,62 @@ final class StubTransportTests: XCTestCase {
         }
     }
 
-    /// The request's outcome on `manager` as a timeout: the error's kind and how long it took.
-    private func timedOut(_ request: URLRequest, on manager: URLSessionManager, totalTimeout: TimeInterval? = nil) async throws -> (kind: String?, seconds: TimeInterval) {
-        let start = Date()
-        let error: (any Error)? = try await withCheckedThrowingContinuation { continuation in
-            do {
-                let task = try manager.dataTask(with: request) { _, _, error in continuation.resume(returning: error) }
-                if let totalTimeout { try manager.setTotalTimeout(totalTimeout, for: task) }
-                manager.resume(task)
-            } catch {
-                continuation.resume(throwing: error)
-            }
+    /// A task of `request` on `manager` (with `totalTimeout`), resumed, and what it completes
+    /// with once it did.
+    private func started(
+        _ request: URLRequest, on manager: URLSessionManager, totalTimeout: TimeInterval? = nil
+    ) throws -> (task: URLSessionTask, error: () -> (any Error)?) {
+        let done = expectation(description: "completed")
+        let error = Locked<(any Error)?>(nil)
+        let task = try manager.dataTask(with: request) { _, _, failure in
+            error.withLock { $0 = failure }
+            done.fulfill()
         }
-        let timeout = try XCTUnwrap(error as? URLError, "the request did not time out: \(String(describing: error))")
-        XCTAssertEqual(timeout.code, .timedOut)
-        return (timeout.userInfo[TimeoutKind.errorUserInfoKey] as? String, Date().timeIntervalSince(start))
+        if let totalTimeout { try manager.setTotalTimeout(totalTimeout, for: task) }
+        task.resume()
+        return (task, { [self] in
+            wait(for: [done], timeout: 5)
+            return error.withLock { $0 }
+        })
     }
 
-    func testADelayedReplyRunsOutTheIdleTimeout() async throws {
-        let stubs = StubTransport()
+    /// The kind of the timeout `error` is (`idle`, `total`), failing the test when it is none.
+    private func timeoutKind(_ error: (any Error)?, file: StaticString = #filePath, line: UInt = #line) -> String? {
+        guard let timeout = error as? URLError, timeout.code == .timedOut else {
+            XCTFail("the request did not time out: \(String(describing: error))", file: file, line: line)
+            return nil
+        }
+        return timeout.userInfo[TimeoutKind.errorUserInfoKey] as? String
+    }
+
+    func testADelayedReplyRunsOutTheIdleTimeoutAtItsEnd() throws {
+        let clock = TestClock()
+        let stubs = StubTransport(clock: clock)
         stubs.on("GET", "/slow").reply(StubReply.text("late").delayed(by: 30))
         var request = URLRequest(url: base.appendingPathComponent("slow"))
-        request.timeoutInterval = 0.3
-        let outcome = try await timedOut(request, on: manager(stubs))
-        XCTAssertEqual(outcome.kind, "idle")
-        XCTAssertEqual(outcome.seconds, 0.3, accuracy: 0.25)
+        request.timeoutInterval = 10
+        let (task, error) = try started(request, on: manager(stubs))
+        clock.advance(by: 9.999)
+        XCTAssertEqual(task.state, .running)
+        clock.advance(by: 0.001)
+        XCTAssertEqual(task.state, .completed)
+        XCTAssertEqual(timeoutKind(error()), "idle")
     }
 
-    func testABodyDrippedWithinTheIdleTimeoutRunsOutTheTotalTimeout() async throws {
-        let stubs = StubTransport()
-        stubs.on("GET", "/drip").reply(StubReply.status(200, body: Data(count: 40)).chunked(1, every: 0.05))
+    func testABodyDrippedWithinTheIdleTimeoutRunsOutTheTotalTimeoutAtItsEnd() throws {
+        // A byte every 5 s never lets the 10 s idle timeout run out; the 60 s total does.
+        let clock = TestClock()
+        let stubs = StubTransport(clock: clock)
+        stubs.on("GET", "/drip").reply(StubReply.status(200, body: Data(count: 40)).chunked(1, every: 5))
         var request = URLRequest(url: base.appendingPathComponent("drip"))
-        request.timeoutInterval = 0.5
-        let outcome = try await timedOut(request, on: manager(stubs), totalTimeout: 0.6)
-        XCTAssertEqual(outcome.kind, "total")
-        XCTAssertEqual(outcome.seconds, 0.6, accuracy: 0.25)
+        request.timeoutInterval = 10
+        let (task, error) = try started(request, on: manager(stubs), totalTimeout: 60)
+        clock.advance(by: 59.999)
+        XCTAssertEqual(task.state, .running)
+        XCTAssertEqual(task.countOfBytesReceived, 12, "a byte at 0 s and every 5 s after")
+        clock.advance(by: 0.001)
+        XCTAssertEqual(task.state, .completed)
+        XCTAssertEqual(timeoutKind(error()), "total")
     }
 
     func testABodyDrippedWithinTheTimeoutsArrivesWhole() async throws {
