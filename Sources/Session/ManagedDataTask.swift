@@ -10,7 +10,8 @@ import FoundationNetworking
 /// resuming, suspending and cancelling it reach its transfer directly, with no URLSession task
 /// layer between the manager and the transport (which cost four queue hops and 146,000
 /// instructions a request, BENCHMARKS.md). What it shows and what runs it are in its record,
-/// the one its `TaskDelegate` keeps too (`TaskDelegate.State`): one record per task. The base
+/// the one its `TaskDelegate` keeps too (`TaskDelegate.State`): one record per task, whose
+/// `TaskRun` decides what each `resume`, `suspend` and `cancel` does. The base
 /// class's own `resume`, `suspend` and `cancel` never run: they reach URLSession's protocol
 /// machinery, and trap without a session.
 final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
@@ -22,14 +23,13 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     private let knownUploadLength: Int64?
     private let record: Locked<TaskDelegate.State>
 
-    /// A task of `request` numbered `identifier`, kept in `record` with its delegate; not
-    /// running until `resume()`.
+    /// A task of `request` numbered `identifier`, kept in `record` with its delegate (whose
+    /// `run` starts it); not running until `resume()`.
     init(identifier: Int, request: URLRequest, knownUploadLength: Int64?, record: Locked<TaskDelegate.State>) {
         self.identifier = identifier
         self.request = request
         self.knownUploadLength = knownUploadLength
         self.record = record
-        record.withLock { $0.run.currentRequest = request }
         super.init()
     }
 
@@ -47,7 +47,7 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     /// The task's download progress (its upload progress for an upload), whose cancelling,
     /// pausing and resuming act on the task, as the manager's `downloadProgress(for:)` gives it.
     override var progress: Progress {
-        let (delegate, handedOut) = record.withLock { ($0.run.delegate, $0.run.progress) }
+        let (delegate, handedOut) = record.withLock { ($0.run.starter, $0.run.progress) }
         if let handedOut { return handedOut }
         guard let delegate else { return super.progress }
         let progress = delegate.kind == .upload ? delegate.uploadProgress : delegate.downloadProgress
@@ -57,52 +57,38 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
 
     /// Starts the transfer the first time; afterwards resumes reading a suspended one.
     override func resume() {
-        let (start, transfer): (TaskDelegate?, CurlTransfer?) = record.withLock { record in
-            guard record.run.phase == .suspended else { return (nil, nil) }
-            record.run.phase = .running
-            if let transfer = record.run.transfer { return (nil, transfer) }
-            // A transfer being made by an earlier `resume` starts running when it is stored.
-            guard !record.run.started else { return (nil, nil) }
-            record.run.started = true
-            return (record.run.delegate, nil)
+        switch record.withLock({ $0.run.resume() }) {
+        case .nothing:
+            return
+        case .resumeReading(let transfer):
+            transfer.transport.setSuspended(false, transfer)
+        case .start(let delegate):
+            guard let made = delegate.makeTransfer() else { return }
+            // Suspended meanwhile: started suspended. Cancelled meanwhile: the cancel found no
+            // transfer and completed the task itself.
+            guard case .start(let suspended) = record.withLock({ $0.run.made(made) }) else { return }
+            made.transport.start(made)
+            if suspended { made.transport.setSuspended(true, made) }
         }
-        if let transfer { return transfer.transport.setSuspended(false, transfer) }
-        guard let start, let made = start.makeTransfer() else { return }
-        // Suspended meanwhile: started suspended. Cancelled meanwhile: the cancel found no
-        // transfer and completed the task itself.
-        let phase = record.withLock { record in
-            if record.run.phase == .running || record.run.phase == .suspended { record.run.transfer = made }
-            return record.run.phase
-        }
-        guard phase == .running || phase == .suspended else { return }
-        made.transport.start(made)
-        if phase == .suspended { made.transport.setSuspended(true, made) }
     }
 
     /// Stops reading the response's body until `resume()` (the request and the response's head
     /// go on; suspending twice needs one `resume()`).
     override func suspend() {
-        let transfer: CurlTransfer? = record.withLock { record in
-            guard record.run.phase == .running else { return nil }
-            record.run.phase = .suspended
-            return record.run.transfer
-        }
-        transfer.map { $0.transport.setSuspended(true, $0) }
+        record.withLock { $0.run.suspend() }.map { $0.transport.setSuspended(true, $0) }
     }
 
     /// Stops the transfer; the task completes with `URLError.cancelled`, unless it completed first.
     override func cancel() {
-        let (transfer, delegate): (CurlTransfer?, TaskDelegate?) = record.withLock { record in
-            guard record.run.phase == .running || record.run.phase == .suspended else { return (nil, nil) }
-            record.run.phase = .canceling
-            return (record.run.transfer, record.run.delegate)
-        }
-        let error = cancellation
-        if let transfer {
-            transfer.transport.cancel(transfer, with: error)
-        } else if let delegate {
+        switch record.withLock({ $0.run.cancel() }) {
+        case .nothing:
+            return
+        case .cancelTransfer(let transfer):
+            transfer.transport.cancel(transfer, with: cancellation)
+        case .complete(let delegate):
             // No transfer runs that could end it: it completes where its events happen, as
             // every task of the manager's own does, never on the caller's thread.
+            let error = cancellation
             delegate.onEventQueue { delegate.transferDidComplete(with: error) }
         }
     }
@@ -117,6 +103,6 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     /// The cancellation error when `cancel()` came before the task completed (its transfer may
     /// have ended meanwhile), else `nil`.
     var cancellationError: URLError? {
-        record.withLock { $0.run.phase == .canceling } ? cancellation : nil
+        record.withLock { $0.run.isCancelling } ? cancellation : nil
     }
 }

@@ -66,8 +66,9 @@ extension TaskDelegate {
         /// the cache added (URLSession's own protocol).
         var cacheRequest: URLRequest?
 
-        /// What a `ManagedDataTask` shows and what runs it.
-        var run = Run()
+        /// What a `ManagedDataTask` shows and what runs it; unused for a task of URLSession's own
+        /// protocol, which keeps its own.
+        var run = TaskRun<TaskDelegate, CurlTransfer>(request: nil, starter: nil)
 
         init(writer: DownloadWriter?, settings: TaskSettings) {
             self.writer = writer
@@ -103,34 +104,6 @@ extension TaskDelegate {
             writer = nil
             settings.interceptor = nil
             settings.clientIdentity = nil
-        }
-    }
-
-    /// What a task the manager runs itself (`ManagedDataTask`) shows of itself, and what runs
-    /// it; unused for a task of URLSession's own protocol, which keeps its own.
-    struct Run {
-        var phase = URLSessionTask.State.suspended
-        /// The error the task completed with.
-        var error: (any Error)?
-        var currentRequest: URLRequest?
-        /// Whether the first `resume` made the task's transfer (which `transfer` holds once made).
-        var started = false
-        /// The transfer, from `resume` until the task completed.
-        var transfer: CurlTransfer?
-        /// The task's delegate until it completed: what starts its transfer and makes its
-        /// `Progress`.
-        var delegate: TaskDelegate?
-        /// The `Progress` the task handed out as `progress`, kept after it completed.
-        var progress: Progress?
-
-        /// The task completed with `error` (`nil` for success): nothing runs it any more.
-        /// Returns the transfer and delegate it let go of, for the caller to release outside
-        /// the record's lock (a transfer's teardown must not run under it).
-        mutating func end(with error: (any Error)?) -> (CurlTransfer?, TaskDelegate?) {
-            defer { (transfer, delegate) = (nil, nil) }
-            phase = .completed
-            self.error = error
-            return (transfer, delegate)
         }
     }
 }

@@ -113,7 +113,7 @@ extension URLSessionManager {
                     kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil
                 }, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil)
             if task is ManagedDataTask {
-                record.withLock { $0.run.delegate = delegate }
+                record.withLock { $0.run = TaskRun(request: prepared, starter: delegate) }
                 state.managedTasks.enter()
             }
             table.insert(delegate, keepingAlive: self)
