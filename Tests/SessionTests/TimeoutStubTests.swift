@@ -184,14 +184,21 @@ final class TimeoutStubTests: XCTestCase {
         XCTAssertEqual(route.callCount, 3)
     }
 
-    func testARetryWaitPastTheTotalTimeoutFailsAsTotalWhenTheTotalRunsOut() throws {
-        // A 20 s total and a Retry-After of 21 s: the task ends at 20 s, without the retry.
+    /// A task with a total timeout of 20 s whose first answer is a 503 asking for a retry after
+    /// `retryAfter` seconds, the second "ready"; returned once its policy decided to retry.
+    private func startRetryingAfter503(retryAfter: Int) throws -> (task: URLSessionTask, recorder: CompletionRecorder, route: StubRoute) {
         let stubs = stubs()
-        let route = stubs.on("GET", url.absoluteString).replies([.status(503, fields: ["Retry-After": "21"]), .text("ready")])
+        let route = stubs.on("GET", url.absoluteString).replies([.status(503, fields: ["Retry-After": String(retryAfter)]), .text("ready")])
         let manager = manager(stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 }))
         let retries = NotificationLog(.taskWillRetry)
         let (task, recorder) = try start(request(idle: 30), on: manager) { try manager.setTotalTimeout(20, for: $0) }
         waitUntil { retries.posted(for: task).count == 1 }
+        return (task, recorder, route)
+    }
+
+    func testARetryWaitPastTheTotalTimeoutFailsAsTotalWhenTheTotalRunsOut() throws {
+        // A 20 s total and a Retry-After of 21 s: the task ends at 20 s, without the retry.
+        let (task, recorder, route) = try startRetryingAfter503(retryAfter: 21)
         XCTAssertFalse(advance(19.999, completes: task))
         XCTAssertTrue(advance(0.001, completes: task))
         XCTAssertEqual(timeoutKind(completion(of: recorder)), "total")
@@ -199,12 +206,7 @@ final class TimeoutStubTests: XCTestCase {
     }
 
     func testARetryWaitWithinTheTotalTimeoutIsWaitedFor() throws {
-        let stubs = stubs()
-        let route = stubs.on("GET", url.absoluteString).replies([.status(503, fields: ["Retry-After": "19"]), .text("ready")])
-        let manager = manager(stubs, interceptor: RetryPolicy(budget: nil, jitter: { _ in 0 }))
-        let retries = NotificationLog(.taskWillRetry)
-        let (task, recorder) = try start(request(idle: 30), on: manager) { try manager.setTotalTimeout(20, for: $0) }
-        waitUntil { retries.posted(for: task).count == 1 }
+        let (task, recorder, route) = try startRetryingAfter503(retryAfter: 19)
         XCTAssertFalse(advance(18.999, completes: task))
         XCTAssertEqual(route.callCount, 1)
         // The retry's request is adapted away from the transport's queue: waited for.
