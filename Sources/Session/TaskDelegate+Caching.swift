@@ -1,3 +1,4 @@
+import AFSerialization
 import AFTransport
 import Foundation
 #if canImport(FoundationNetworking)
@@ -15,8 +16,8 @@ import FoundationNetworking
 extension TaskDelegate {
     /// What the task does with the cache.
     enum CacheUse {
-        /// Nothing: no cache, or a request it leaves alone (another method than GET, the
-        /// caller's own validators or range, a stream or a download).
+        /// Nothing: no cache, or a request it leaves alone (another method than GET, a body,
+        /// the caller's own validators or range, a download).
         case none
         /// Sent as it is at `requestTime`; its response may be stored. `fallback`: the stored
         /// response that may stand in for a failure (`stale-if-error`).
@@ -36,6 +37,15 @@ extension TaskDelegate {
             case .fetching(_, let fallback): fallback
             case .validating(let entry, _): entry
             case .none, .redirected, .answered: nil
+            }
+        }
+
+        /// Whether the response the task receives may be stored: its body is kept for the cache
+        /// (a streamed body too, within the cache's largest entry).
+        var storesResponse: Bool {
+            switch self {
+            case .fetching, .validating: true
+            case .none, .redirected, .answered: false
             }
         }
 
@@ -61,23 +71,24 @@ extension TaskDelegate {
         case unavailable
     }
 
-    /// What `cache` makes of `request`, a task's of `kind` (`streamsBody`: its body goes to a
-    /// stream) whose own `limits` a stored body must fit, and what the task then does with the
-    /// cache. Reads the cache, changes nothing else.
+    /// What `cache` makes of `request`, a task's of `kind` going out as `key` says
+    /// (`streamsBody`: its body goes to a stream, under a download's limits) whose own `limits`
+    /// a stored body must fit, and what the task then does with the cache. Reads the cache,
+    /// changes nothing else.
     static func cacheStep(
-        for request: URLRequest, kind: Kind, streamsBody: Bool, limits: ResponseLimits, cache: ResponseCache
+        for request: URLRequest, key: CacheKey?, kind: Kind, streamsBody: Bool, limits: ResponseLimits, cache: ResponseCache
     ) -> (step: CacheStep, use: CacheUse) {
-        guard kind == .data, !streamsBody, CacheRules.isCacheable(request) else {
+        guard kind == .data, let key, CacheRules.isCacheable(request) else {
             // Answered by the cache alone, which this request does not use: never sent.
             let cacheOnly = request.cachePolicy == .returnCacheDataDontLoad
                 || CacheControl(request.value(forHTTPHeaderField: "Cache-Control")).onlyIfCached
             return cacheOnly ? (.unavailable, .answered(.unavailable, store: nil)) : (.send(request), .none)
         }
         let now = cache.now()
-        let entry = cache.entry(for: request)
+        let entry = cache.entry(for: request, key: key)
         var decision = CacheRules.decision(for: request, entry: entry, shared: cache.isShared, now: now)
         // A stored body past this task's own limit is fetched under the limit instead.
-        if let entry, let limit = limits.sizeLimit(isDownload: false), Int64(entry.body.count) > limit.bytes {
+        if let entry, let limit = limits.sizeLimit(isDownload: streamsBody), Int64(entry.body.count) > limit.bytes {
             if case .use = decision { decision = .fetch }
             if case .useWhileRevalidating = decision { decision = .fetch }
         }
@@ -104,12 +115,22 @@ extension TaskDelegate {
     }
 
     /// The task's request as the cache makes it (`cacheStep`), the task's use of the cache
-    /// recorded: `nil` when nothing is sent.
-    func requestAfterCache(_ request: URLRequest, limits: ResponseLimits) -> URLRequest? {
+    /// recorded: `nil` when nothing is sent. `settings`: the task's, whose client certificate
+    /// (or else the transport's) the key names.
+    func requestAfterCache(_ request: URLRequest, settings: TaskSettings) -> URLRequest? {
         guard let cache else { return request }
-        let (step, use) = Self.cacheStep(for: request, kind: kind, streamsBody: streamsBody, limits: limits, cache: cache)
+        let key = cacheKey(of: request, settings: settings)
+        let (step, use) = Self.cacheStep(for: request, key: key, kind: kind, streamsBody: streamsBody, limits: settings.limits, cache: cache)
         state.withLock { $0.cacheUse = use }
         return carryOut(step)
+    }
+
+    /// The key of `request` as this task sends it: through the transport's Unix socket, with
+    /// the task's client certificate or else the transport's. URLSession's own protocol has
+    /// neither (a socket or a certificate needs libcurl).
+    func cacheKey(of request: URLRequest, settings: TaskSettings) -> CacheKey? {
+        let connection = curlTransport?.connection
+        return CacheKey(request, socketPath: connection?.unixSocketPath, identity: settings.clientIdentity ?? connection?.clientIdentity)
     }
 
     /// Carries out `step` where the task's events happen (`onEventQueue`): the stored
@@ -123,7 +144,8 @@ extension TaskDelegate {
             // Its age when it answers: a task of URLSession's own protocol answers when resumed.
             let age = cache.map { CacheRules.currentAge(of: entry, now: $0.now()) }
             onEventQueue { self.answer(with: entry, age: age) }
-            if revalidates, let cache, let manager, let request = requestForCache, cache.beginsRevalidation(of: request) {
+            if revalidates, let cache, let manager, let request = requestForCache,
+               let target = CacheKey(request, socketPath: nil, identity: nil)?.target, cache.beginsRevalidation(of: target) {
                 manager.revalidate(request, credential: credential, in: cache)
             }
         case .unavailable:
@@ -152,26 +174,50 @@ extension TaskDelegate {
         transferDidComplete(with: cancelled || entry.response != nil ? nil : URLError(.cannotParseResponse))
     }
 
-    /// The stored response the task takes in place of `response`, which answered its request:
-    /// updated by a `304` to its validation, or as it was in place of a 500, 502, 503 or 504 it
-    /// may stand in for (`stale-if-error`); `nil` to take `response`. The transfer's own body
-    /// is then dropped.
-    func storedAnswer(to response: HTTPURLResponse) -> CachedResponse? {
-        guard let cache else { return nil }
-        return state.withLock { state -> CachedResponse? in
-            guard let fallback = state.cacheUse.fallback, let request = state.cacheRequest ?? task.originalRequest else { return nil }
+    /// What the task takes in place of a final response from the network (`storedAnswer`).
+    enum StoredAnswer {
+        /// The response itself.
+        case none
+        /// The stored response, updated by a `304` to its validation or standing in for a
+        /// server error (`stale-if-error`); the transfer's own body is dropped.
+        case stored(CachedResponse)
+        /// Nothing: the response is a `304` to the cache's validation about another response
+        /// (a strong `ETag` other than the stored one), which the caller, whose request was not
+        /// conditional, must not see. The task fails with `error`; the stored response is
+        /// forgotten, so that the next request fetches it anew.
+        case refused(URLError)
+    }
+
+    /// What the task takes in place of `response`, which answered its request: the stored
+    /// response updated by a `304` to its validation, or as it was in place of a 500, 502, 503
+    /// or 504 it may stand in for (`stale-if-error`), or a failure for a `304` about another
+    /// response.
+    func storedAnswer(to response: HTTPURLResponse) -> StoredAnswer {
+        guard let cache else { return .none }
+        let answer = state.withLock { state -> StoredAnswer in
+            guard let fallback = state.cacheUse.fallback, let request = state.cacheRequest ?? task.originalRequest else { return .none }
             if response.statusCode == 304, case .validating(let entry, let requestTime) = state.cacheUse {
                 let fields = Self.fields(of: response)
-                guard response.url == entry.url, CacheRules.notModifiedMatches(entry, fields: fields) else { return nil }
+                guard response.url == entry.url, CacheRules.notModifiedMatches(entry, fields: fields) else {
+                    state.cacheUse = .answered(.miss, store: nil)
+                    return .refused(URLError(.badServerResponse, userInfo: [
+                        NSLocalizedDescriptionKey: "The server answered the cache's validation with 304 Not Modified about another response than the one stored.",
+                        NSURLErrorFailingURLErrorKey: entry.url,
+                    ]))
+                }
                 let updated = CacheRules.updated(entry, with: fields, requestTime: requestTime, responseTime: cache.now())
                 state.cacheUse = .answered(.revalidated, store: updated)
-                return updated
+                return .stored(updated)
             }
             guard CacheRules.staleIfErrorStatuses.contains(response.statusCode),
-                  CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: cache.now()) else { return nil }
+                  CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: cache.now()) else { return .none }
             state.cacheUse = .answered(.stale, store: nil)
-            return fallback
+            return .stored(fallback)
         }
+        if case .refused = answer, let request = requestForCache, let target = CacheKey(request, socketPath: nil, identity: nil)?.target {
+            cache.invalidate([target])
+        }
+        return answer
     }
 
     /// Answers the task with the stored response in place of the transfer's failure `error`,
@@ -229,39 +275,68 @@ extension TaskDelegate {
         return next
     }
 
-    /// The request sent carried credentials the task's own request did not (an interceptor's
-    /// `Authorization`, a Basic answer): the response is one user's.
-    func sentCredentials() {
-        state.withLock { $0.sentCredentials = true }
+    /// The transfer sends `request` for the task (an attempt, after its interceptors and the
+    /// jar's cookies; or a Basic answer): what the cache stores the response under, and
+    /// whether it is one user's, are read from it.
+    func willSendForCache(_ request: URLRequest) {
+        guard cache != nil else { return }
+        state.withLock { state in
+            state.sentRequest = request
+            if CacheRules.carriesCredentials(request) { state.sentCredentials = true }
+        }
+    }
+
+    /// URLSession's own protocol answered a challenge with `credential`, in a request the
+    /// manager does not see: the response is one user's, and a `Vary: Authorization` sees the
+    /// credential (as the Basic answer that URLSession sends for it).
+    func sentCredential(_ credential: URLCredential) {
+        guard cache != nil else { return }
+        state.withLock { state in
+            state.sentCredentials = true
+            guard var sent = state.sentRequest ?? state.cacheRequest ?? task.originalRequest else { return }
+            sent.setValue(BasicAuthorization.headerValue(user: credential.user ?? "", password: credential.password ?? ""), forHTTPHeaderField: "Authorization")
+            state.sentRequest = sent
+        }
     }
 
     /// Tells the cache what the completed task received: an unsafe request's success
-    /// invalidates what it changed; a response from the network that may be stored is, with
-    /// its body, unless a redirect led to it; a stored response a `304` updated is kept while
-    /// it may still be stored.
+    /// invalidates what it changed (at the target that answered, after redirects); a response
+    /// from the network that may be stored is, with its body, under the request as it was
+    /// sent (its target, socket, certificate and `Vary`'s fields, after interceptors and
+    /// credentials), unless a redirect led to it; a stored response a `304` updated is kept
+    /// while it may still be stored.
     func recordInCache(_ snapshot: State, response: HTTPURLResponse?, error: (any Error)?) {
         guard let cache, let request = snapshot.cacheRequest ?? task.originalRequest, let url = request.url else { return }
+        let sent = snapshot.sentRequest ?? request
+        guard let key = cacheKey(of: sent, settings: snapshot.settings) else { return }
         // A validation the cache started in the background (`stale-while-revalidate`) ended.
-        if request.cachePolicy == .reloadRevalidatingCacheData { cache.endRevalidation(of: url) }
+        if request.cachePolicy == .reloadRevalidatingCacheData, let target = CacheKey(request, socketPath: nil, identity: nil)?.target {
+            cache.endRevalidation(of: target)
+        }
         guard let response else { return }
         let fields = Self.fields(of: response)
-        cache.invalidate(CacheRules.invalidatedURLs(method: request.httpMethod ?? "GET", url: url, status: response.statusCode, fields: fields))
+        cache.invalidate(CacheRules.invalidatedTargets(
+            method: request.httpMethod ?? "GET", key: key, answered: response.url ?? url, status: response.statusCode, fields: fields))
         guard error == nil else { return }
-        // A task's own client certificate makes its responses one user's, as credentials do.
-        let credentialed = snapshot.sentCredentials || CacheRules.carriesCredentials(request) || snapshot.settings.clientIdentity != nil
+        // Every credential that went out makes the response one user's: the request's, an
+        // interceptor's or a Basic answer's `Authorization`, the jar's cookies, and a client
+        // certificate, the task's or the transport's.
+        let credentialed = CacheRules.isCredentialed(sent, key: key, answeredChallenge: snapshot.sentCredentials)
         let storable = { (status: Int, fields: [String: String]) in
             CacheRules.isStorable(status: status, for: request, fields: fields, shared: cache.isShared, credentialed: credentialed)
         }
         switch snapshot.cacheUse {
         case .answered(_, var updated?):
             updated.storedWithCredentials = updated.storedWithCredentials || credentialed
-            guard storable(updated.statusCode, updated.fields), let approved = approved(updated) else { return cache.invalidate([url]) }
+            guard storable(updated.statusCode, updated.fields), let approved = approved(updated, sent: sent) else { return cache.invalidate([updated.key.target]) }
             cache.store(approved)
         case .fetching(let requestTime, _), .validating(_, let requestTime):
-            guard response.url == url, storable(response.statusCode, fields), let varying = CacheRules.varying(fields, request: request),
+            guard !snapshot.cacheBodyOverflowed, response.url == url, storable(response.statusCode, fields),
+                  let varying = CacheRules.varying(fields, request: sent),
                   let approved = approved(CachedResponse(
                       url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", fields: CacheRules.storedFields(fields, bodyLength: snapshot.data.count), body: snapshot.data,
-                      requestTime: requestTime, responseTime: cache.now(), varying: varying, storedWithCredentials: credentialed))
+                      requestTime: requestTime, responseTime: cache.now(), varying: varying, storedWithCredentials: credentialed,
+                      host: key.host, socketPath: key.socketPath, identity: key.identity), sent: sent)
             else { return }
             cache.store(approved)
         case .none, .redirected, .answered(_, nil):
@@ -271,8 +346,9 @@ extension TaskDelegate {
 
     /// `entry` as the manager's `dataTaskWillCacheResponse` override changes it (its response's
     /// status and fields, its data), or `nil` when the override refuses it; `entry` itself
-    /// without an override. The override runs on the delegate queue.
-    private func approved(_ entry: CachedResponse) -> CachedResponse? {
+    /// without an override; its varying values are read from `sent`, the request as it went
+    /// out. The override runs on the delegate queue.
+    private func approved(_ entry: CachedResponse, sent: URLRequest) -> CachedResponse? {
         guard let manager, let override = manager.override(\.dataTaskWillCacheResponse), let dataTask = task as? URLSessionDataTask,
               let response = entry.response else { return entry }
         let proposed = Proposal(response: CachedURLResponse(response: response, data: entry.body, userInfo: nil, storagePolicy: .allowedInMemoryOnly))
@@ -284,7 +360,7 @@ extension TaskDelegate {
         let fields = CacheRules.storedFields(Self.fields(of: changed), bodyLength: chosen.data.count)
         guard CacheRules.isStorable(status: changed.statusCode, for: request, fields: fields, shared: cache?.isShared ?? true,
                                     credentialed: entry.storedWithCredentials),
-              let varying = CacheRules.varying(fields, request: request) else { return nil }
+              let varying = CacheRules.varying(fields, request: sent) else { return nil }
         var approved = entry
         approved.statusCode = changed.statusCode
         approved.fields = fields

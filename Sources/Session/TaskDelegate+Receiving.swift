@@ -67,12 +67,23 @@ extension TaskDelegate {
         data.withUnsafeBytes { didReceive(bytes: $0) }
     }
 
-    /// The bytes are copied once: appended to the body, or written to the download's file.
+    /// The bytes are copied once: appended to the body, or written to the download's file. A
+    /// streamed body whose response may be stored is kept for the cache too, up to the
+    /// cache's largest entry (past it, it is let go of and not stored).
     func didReceive(bytes: UnsafeRawBufferPointer) -> Int64? {
         let (failed, total): (Bool, Int64?) = state.withLock { state in
             if state.discardsBody { return (false, nil) }
             state.bytesReceived += Int64(bytes.count)
-            if handlers.bodyChannel != nil { return (false, state.bytesReceived) }
+            if handlers.bodyChannel != nil {
+                if let cache, state.cacheUse.storesResponse, !state.cacheBodyOverflowed {
+                    if state.data.count + bytes.count <= cache.largestEntry {
+                        state.data.append(contentsOf: bytes)
+                    } else {
+                        (state.cacheBodyOverflowed, state.data) = (true, Data())
+                    }
+                }
+                return (false, state.bytesReceived)
+            }
             guard let writer = state.writer else {
                 state.data.append(contentsOf: bytes)
                 return (false, state.bytesReceived)
@@ -84,7 +95,12 @@ extension TaskDelegate {
                 return (true, writer.bytesInFile)
             }
         }
-        guard let total else { return nil }
+        guard let total else {
+            // A body the cache's answer replaced: its stream's window counts it as consumed, or
+            // the transfer would pause for a consumer that never sees it.
+            handlers.bodyChannel?.discarded(bytes.count)
+            return nil
+        }
         if failed {
             task.cancel()
             return total

@@ -59,6 +59,11 @@ extension TaskDelegate {
         var discardsBody = false
         /// A request sent carried credentials the task's own request did not.
         var sentCredentials = false
+        /// The last request sent for the task, as it went out (`willSendForCache`): the cache
+        /// reads its key and `Vary`'s fields from it. Kept only with a cache.
+        var sentRequest: URLRequest?
+        /// The streamed body grew past what the cache may keep: it is not stored.
+        var cacheBodyOverflowed = false
         /// How the cache answers a task of URLSession's own protocol without the network,
         /// decided when the task was made (`URLSessionManager.makeTask`).
         var cacheAnswer: CacheStep?
@@ -99,6 +104,7 @@ extension TaskDelegate {
             cacheAnswer = nil
             cacheUse = .none
             cacheRequest = nil
+            sentRequest = nil
             failure = nil
             transactions = []
             writer = nil

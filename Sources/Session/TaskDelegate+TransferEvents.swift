@@ -21,7 +21,17 @@ extension TaskDelegate: TransferEvents {
     /// response may stand in) answering the cache's validation: the task takes the stored
     /// response and its body instead, and the transfer's own body is dropped.
     func receiveFinal(_ response: HTTPURLResponse) -> URLSession.ResponseDisposition {
-        guard let stored = storedAnswer(to: response), let storedResponse = stored.response else { return take(response) }
+        let stored: CachedResponse
+        switch storedAnswer(to: response) {
+        case .none:
+            return take(response)
+        case .refused(let error):
+            state.withLock { $0.record(.failed(error)) }
+            return .cancel
+        case .stored(let answer):
+            stored = answer
+        }
+        guard let storedResponse = stored.response else { return take(response) }
         let disposition = take(storedResponse)
         if disposition != .cancel { stored.body.withUnsafeBytes { transferDidReceive($0) } }
         state.withLock { $0.discardsBody = true }
@@ -113,8 +123,9 @@ extension TaskDelegate: TransferEvents {
             sender: AnsweredByReturnValue())
         let (disposition, credential) = manager.answer(to: challenge, of: task, delegate: self, in: session)
         guard disposition == .useCredential, let user = credential?.user, let password = credential?.password else { return nil }
-        sentCredentials()
-        return Self.authenticated(request, user: user, password: password)
+        let authenticated = Self.authenticated(request, user: user, password: password)
+        willSendForCache(authenticated)
+        return authenticated
     }
 
     /// `request` again, with `Authorization: Basic` for `user` and `password`.
@@ -129,7 +140,7 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transfer(willSend request: URLRequest, attempt: Int) {
-        if cache != nil, CacheRules.carriesCredentials(request) { sentCredentials() }
+        willSendForCache(request)
         monitors.notify { [task] in $0.task(task, willSend: request, attempt: attempt) }
     }
 

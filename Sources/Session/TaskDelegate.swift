@@ -132,7 +132,7 @@ final class TaskDelegate: @unchecked Sendable {
             return nil
         }
         let settings = settings
-        guard let sent = requestAfterCache(request, limits: settings.limits) else { return nil }
+        guard let sent = requestAfterCache(request, settings: settings) else { return nil }
         // The task shows what it sends, a validation's validators included (`curlCommand`).
         // Not `sent != request`: corelibs' `URLRequest` equality ignores header fields.
         if cache != nil { state.withLock { $0.run.currentRequest = sent } }

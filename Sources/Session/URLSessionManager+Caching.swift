@@ -28,13 +28,13 @@ extension URLSessionManager {
     /// start another once it completed (`TaskDelegate.recordInCache`). The task is the
     /// manager's like any: its overrides, monitors and `completionGroup` see it.
     func revalidate(_ request: URLRequest, credential: URLCredential?, in cache: ResponseCache) {
-        guard let url = request.url else { return }
+        guard let target = CacheKey(request, socketPath: nil, identity: nil)?.target else { return }
         var validation = request
         validation.cachePolicy = .reloadRevalidatingCacheData
         // Through `cache`, whatever cache the manager has now.
         let task = try? makeDataTask(with: validation, credential: credential, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil),
                                      cache: cache, completion: nil)
-        guard let task else { return cache.endRevalidation(of: url) }
+        guard let task else { return cache.endRevalidation(of: target) }
         task.resume()
     }
 }

@@ -38,7 +38,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         if disposition == .cancelAuthenticationChallenge { delegate?.didRefuseAuthenticationChallenge() }
         if disposition != .useCredential { credential = nil }
         // The request sent again carries credentials: its response is one user's.
-        if credential != nil { delegate?.sentCredentials() }
+        if let credential { delegate?.sentCredential(credential) }
         completionHandler(disposition, credential)
     }
 

@@ -2,25 +2,27 @@ import AFTransport
 import Foundation
 
 /// The bytes of one file of a cache directory (`CacheDirectory`): every response stored under
-/// one key (`CacheRules.key`), one per set of varying values. Pure.
+/// one target (`CacheKey.target`), one per socket, client certificate and set of varying
+/// values. Pure.
 ///
 /// Layout, integers big-endian, a string as its UTF-8 length (u32) and bytes:
-/// `"AFNC"`, version (u8, 1), flags (u8: 1 = written by a shared cache), the key, the number of
-/// responses (u32), each response (its URL, status (u16), HTTP version, request and response
-/// times (the bits of a `Double`, u64 each), flags (u8: 1 = stored with credentials), its
+/// `"AFNC"`, version (u8, 2), flags (u8: 1 = written by a shared cache), the target, the number
+/// of responses (u32), each response (its URL, status (u16), HTTP version, request and response
+/// times (the bits of a `Double`, u64 each), flags (u8: 1 = stored with credentials), its own
+/// `Host` field, socket and certificate (each u8 0 for none, or u8 1 and the text), its
 /// fields (u32 count, then name and value), its varying values (u32 count, then name, u8 1
 /// and the value, or u8 0 for a field the request did not have), its body (u64 length and
 /// bytes)), then FNV-1a 64 of everything before it (u64).
 ///
 /// The reader trusts nothing in a file: any length past the end, a count the bytes cannot
 /// hold, text that is not UTF-8, a field that is not a token with a value free of CR, LF and
-/// NUL, a name twice, a `Content-Length` other than the body's, another key's URL, a status
+/// NUL, a name twice, a `Content-Length` other than the body's, another target's URL, a status
 /// outside 200-599, a version that is not `HTTP/` and a token, a time that is not finite, a
 /// byte left over, or a wrong checksum makes the whole file unreadable (`nil`), which the cache
 /// takes as a miss.
 enum CacheFile {
     static let magic: [UInt8] = Array("AFNC".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     /// What a file holds.
     struct Contents: Equatable {
@@ -61,6 +63,7 @@ enum CacheFile {
             append(response.requestTime.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
             append(response.responseTime.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
             bytes.append(response.storedWithCredentials ? 1 : 0)
+            for text in [response.host, response.socketPath, response.identity] { append(optional: text, to: &bytes) }
             append(UInt32(response.fields.count), to: &bytes)
             for (name, value) in response.fields.sorted(by: { $0.key < $1.key }) {
                 append(name, to: &bytes)
@@ -104,11 +107,13 @@ enum CacheFile {
     }
 
     private static func readResponse(_ reader: inout Reader, key: String) -> CachedResponse? {
-        guard let urlText = reader.string(), let url = URL(string: urlText), CacheRules.key(for: url) == key,
+        guard let urlText = reader.string(), let url = URL(string: urlText),
               let status = reader.u16(), (200...599).contains(status),
               let httpVersion = reader.string(), isHTTPVersion(httpVersion),
               let requestTime = reader.time(), let responseTime = reader.time(),
               let flags = reader.u8(), flags <= 1,
+              let host = reader.optionalString(), let socketPath = reader.optionalString(), let identity = reader.optionalString(),
+              CacheKey(url: url, host: host, socketPath: socketPath, identity: identity).target == key,
               let fieldCount = reader.u32() else { return nil }
         var fields: [String: String] = [:]
         var lowercasedNames: Set<String> = []
@@ -135,7 +140,8 @@ enum CacheFile {
         guard let length = reader.u64(), length <= UInt64(reader.remaining), let body = reader.bytes(Int(length)) else { return nil }
         let response = CachedResponse(
             url: url, statusCode: Int(status), httpVersion: httpVersion, fields: fields, body: Data(body),
-            requestTime: requestTime, responseTime: responseTime, varying: varying, storedWithCredentials: flags == 1)
+            requestTime: requestTime, responseTime: responseTime, varying: varying, storedWithCredentials: flags == 1,
+            host: host, socketPath: socketPath, identity: identity)
         // The body is framed by its own length: a declared length that disagrees misleads.
         if let declared = response.value("Content-Length"), declared != String(body.count) { return nil }
         return response
@@ -152,6 +158,13 @@ enum CacheFile {
     private static func append(_ text: String, to bytes: inout [UInt8]) {
         append(UInt32(text.utf8.count), to: &bytes)
         bytes.append(contentsOf: text.utf8)
+    }
+
+    /// `text` as u8 0 when absent, else u8 1 and the string.
+    private static func append(optional text: String?, to bytes: inout [UInt8]) {
+        guard let text else { return bytes.append(0) }
+        bytes.append(1)
+        append(text, to: &bytes)
     }
 
     private static func append<Integer: FixedWidthInteger>(_ value: Integer, to bytes: inout [UInt8]) {
@@ -198,6 +211,16 @@ enum CacheFile {
         mutating func string() -> String? {
             guard let length = u32(), let bytes = bytes(Int(length)) else { return nil }
             return String(validating: bytes, as: UTF8.self)
+        }
+
+        /// A text written by `append(optional:to:)`: `.some(nil)` when absent, `nil` when the
+        /// bytes are not one.
+        mutating func optionalString() -> String?? {
+            switch u8() {
+            case 0: .some(nil)
+            case 1: string().map { .some($0) }
+            default: nil
+            }
         }
 
         mutating func time() -> Date? {

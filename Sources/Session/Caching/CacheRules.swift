@@ -44,15 +44,26 @@ enum CacheRules {
     // MARK: Which requests and responses
 
     /// Whether `request` takes part in caching at all: a GET (methods are case-sensitive)
+    /// without a body (a search API's query: its result is the body's, which no key holds) and
     /// without validators or a range of the caller's own.
     static func isCacheable(_ request: URLRequest) -> Bool {
-        (request.httpMethod ?? "GET") == "GET" && callerConditionalFields.allSatisfy { request.value(forHTTPHeaderField: $0) == nil }
+        (request.httpMethod ?? "GET") == "GET" && request.httpBodyStream == nil && (request.httpBody?.isEmpty ?? true)
+            && callerConditionalFields.allSatisfy { request.value(forHTTPHeaderField: $0) == nil }
     }
 
     /// Whether `request` carries a user's credentials: `Authorization`, or `Cookie` (a shared
     /// cache treats a response to cookies as one user's too).
     static func carriesCredentials(_ request: URLRequest) -> Bool {
         request.value(forHTTPHeaderField: "Authorization") != nil || request.value(forHTTPHeaderField: "Cookie") != nil
+    }
+
+    /// Whether the request `sent`, going out as `key` says, was one user's for the shared-cache
+    /// rules (RFC 9111, 3.5): it carried `Authorization` or `Cookie` (the caller's, an
+    /// interceptor's, the jar's), it presented a client certificate (the task's or the
+    /// transport's), or a challenge was answered with a credential in a request the manager did
+    /// not see (`answeredChallenge`).
+    static func isCredentialed(_ sent: URLRequest, key: CacheKey, answeredChallenge: Bool) -> Bool {
+        answeredChallenge || carriesCredentials(sent) || key.identity != nil
     }
 
     /// Whether the complete response of `status` and `fields` to `request` may be stored (RFC
@@ -86,9 +97,12 @@ enum CacheRules {
         return result
     }
 
-    /// Whether `request` is one `entry` answers: the same values of the fields its `Vary` names.
-    static func matches(_ entry: CachedResponse, _ request: URLRequest) -> Bool {
-        entry.varying.allSatisfy { name, value in normalized(request.value(forHTTPHeaderField: name)) == value }
+    /// Whether `request`, going out as `key` says, is one `entry` answers: through the same
+    /// socket with the same client certificate, and the same values of the fields its `Vary`
+    /// names.
+    static func matches(_ entry: CachedResponse, _ request: URLRequest, key: CacheKey) -> Bool {
+        entry.socketPath == key.socketPath && entry.identity == key.identity
+            && entry.varying.allSatisfy { name, value in normalized(request.value(forHTTPHeaderField: name)) == value }
     }
 
     /// A field's value as `Vary` compares it: without the whitespace around it.
@@ -218,7 +232,8 @@ enum CacheRules {
     static func servesStaleOnError(_ entry: CachedResponse, request: URLRequest, shared: Bool, now: Date) -> Bool {
         let control = CacheControl(entry.value("Cache-Control"))
         let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
-        guard let window = requestControl.staleIfError ?? control.staleIfError, !control.mustRevalidate,
+        // `no-cache` forbids any use without a successful validation (RFC 9111, 5.2.2.4).
+        guard let window = requestControl.staleIfError ?? control.staleIfError, !control.noCache, !control.mustRevalidate,
               !Self.revalidatesWhenStale(control, shared: shared) else { return false }
         return currentAge(of: entry, now: now) - freshnessLifetime(of: entry, shared: shared) <= TimeInterval(window)
     }
@@ -271,23 +286,24 @@ enum CacheRules {
 
     // MARK: Invalidation
 
-    /// The URLs whose stored responses a response of `status` to an unsafe `method` on `url`
-    /// invalidates (RFC 9111, 4.4): the target's, and its `Location` and `Content-Location`
-    /// when they are of the same origin; none for a safe method or an error.
-    static func invalidatedURLs(method: String, url: URL, status: Int, fields: [String: String]) -> [URL] {
-        guard !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method), (200..<400).contains(status) else { return [] }
-        var urls = [url]
+    /// The targets whose stored responses an unsafe request invalidates (RFC 9111, 4.4), when
+    /// its response of `status` with `fields` answered it at `answered` (after redirects): the
+    /// request's own target (`key`), which a redirect's status did not fail, and the target that
+    /// answered with its `Location` and `Content-Location` when they are of the answering
+    /// origin; none for a safe method or an error.
+    static func invalidatedTargets(method: String, key: CacheKey, answered: URL, status: Int, fields: [String: String]) -> [String] {
+        guard !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method), (200..<400).contains(status),
+              let requested = URL(string: key.url) else { return [] }
+        // The request's `Host` field names the target only at the origin it was sent to.
+        let sameOrigin = RedirectPolicy.origin(of: answered) == RedirectPolicy.origin(of: requested)
+        let answeringKey = CacheKey(url: answered, host: sameOrigin ? key.host : nil, socketPath: nil, identity: nil)
+        var targets = [key.target, answeringKey.target]
         for name in ["Location", "Content-Location"] {
-            guard let value = CachedResponse.value(name, in: fields), let target = URL(string: value, relativeTo: url)?.absoluteURL,
-                  RedirectPolicy.origin(of: target) == RedirectPolicy.origin(of: url) else { continue }
-            urls.append(target)
+            guard let value = CachedResponse.value(name, in: fields), let location = URL(string: value, relativeTo: answered)?.absoluteURL,
+                  RedirectPolicy.origin(of: location) == RedirectPolicy.origin(of: answered) else { continue }
+            targets.append(CacheKey(url: location, host: answeringKey.host, socketPath: nil, identity: nil).target)
         }
-        return urls
-    }
-
-    /// The key a response to `url` is stored under: the URL without its fragment.
-    static func key(for url: URL) -> String {
-        let text = url.absoluteString
-        return text.firstIndex(of: "#").map { String(text[..<$0]) } ?? text
+        var seen: Set<String> = []
+        return targets.filter { seen.insert($0).inserted }
     }
 }

@@ -28,19 +28,21 @@ import FoundationNetworking
 /// (`waitForDiskWrites`).
 public final class ResponseCache: Sendable {
     private struct State {
-        /// The responses stored under each key (`CacheRules.key`), one per set of varying values.
+        /// The responses stored under each target (`CacheKey.target`), one per socket, client
+        /// certificate and set of varying values.
         var entries: [String: [CachedResponse]] = [:]
         /// When each key was last used, for eviction.
         var lastUse: [String: UInt64] = [:]
         var clock: UInt64 = 0
         var usage = 0
-        /// The keys whose stale responses are being validated in the background.
+        /// The targets whose stale responses are being validated in the background.
         var revalidating: Set<String> = []
         /// How many invalidations there were: what was read from disk meanwhile is stale.
         var invalidations: UInt64 = 0
     }
 
-    /// The most bytes of bodies and fields the cache keeps in memory. Default 10 MiB.
+    /// The most bytes the cache keeps in memory, each response counted with all it holds (its
+    /// body, fields, URL, key and varying values, and a fixed overhead). Default 10 MiB.
     public let memoryCapacity: Int
     /// The most bytes the cache's files take on disk; 0 without a directory.
     public let diskCapacity: Int
@@ -82,9 +84,15 @@ public final class ResponseCache: Sendable {
         self.now = now
     }
 
-    /// The bytes of bodies and fields the cache keeps in memory now.
+    /// The bytes the cache keeps in memory now, counted as `memoryCapacity` counts them.
     public var currentMemoryUsage: Int {
         state.withLock { $0.usage }
+    }
+
+    /// The largest response the cache may keep, in memory or on disk (`CachedResponse.cost`):
+    /// a task keeps a streamed body for it no further.
+    var largestEntry: Int {
+        max(memoryCapacity, diskCapacity)
     }
 
     /// The bytes the cache's files take on disk now.
@@ -101,9 +109,9 @@ public final class ResponseCache: Sendable {
         }
     }
 
-    /// Forgets the responses stored for `url`.
+    /// Forgets the responses stored for `url` (requested without a `Host` field of its own).
     public func removeResponses(for url: URL) {
-        invalidate([url])
+        invalidate([CacheKey.target(of: url)])
     }
 
     /// Returns once the files of the responses stored so far are written (or removed): a
@@ -114,17 +122,16 @@ public final class ResponseCache: Sendable {
 
     // MARK: For the manager's tasks
 
-    /// The stored response that answers `request`, if any: from memory, or else from the key's
-    /// file on disk, whose responses memory then keeps (unless an invalidation came while the
-    /// file was read).
-    func entry(for request: URLRequest) -> CachedResponse? {
-        guard let url = request.url else { return nil }
-        let key = CacheRules.key(for: url)
+    /// The stored response that answers `request`, going out as `requestKey` says, if any: from
+    /// memory, or else from the target's file on disk, whose responses memory then keeps
+    /// (unless an invalidation came while the file was read).
+    func entry(for request: URLRequest, key requestKey: CacheKey) -> CachedResponse? {
+        let key = requestKey.target
         let (inMemory, seen): (CachedResponse?, UInt64) = state.withLock { state in
             guard let variants = state.entries[key] else { return (nil, state.invalidations) }
             state.clock += 1
             state.lastUse[key] = state.clock
-            return (variants.last { CacheRules.matches($0, request) }, state.invalidations)
+            return (variants.last { CacheRules.matches($0, request, key: requestKey) }, state.invalidations)
         }
         guard let disk else { return inMemory }
         if let inMemory {
@@ -136,20 +143,22 @@ public final class ResponseCache: Sendable {
         let current: Bool = state.withLock { state in
             guard state.invalidations == seen else { return false }
             // Memory's own responses are as new as the file's, or newer.
-            let known = state.entries[key]?.map(\.varying) ?? []
-            for response in contents.responses where !known.contains(response.varying) { Self.keep(response, in: &state, capacity: memoryCapacity) }
+            let known = state.entries[key] ?? []
+            for response in contents.responses where !known.contains(where: { Self.sameVariant($0, response) }) {
+                Self.keep(response, in: &state, capacity: memoryCapacity)
+            }
             return true
         }
-        return current ? contents.responses.last { CacheRules.matches($0, request) } : nil
+        return current ? contents.responses.last { CacheRules.matches($0, request, key: requestKey) } : nil
     }
 
-    /// Keeps `entry` in place of a response stored with the same varying values, in memory and
-    /// on disk.
+    /// Keeps `entry` in place of a response stored with the same socket, certificate and varying
+    /// values, in memory and on disk.
     func store(_ entry: CachedResponse) {
         state.withLock { state in
             Self.keep(entry, in: &state, capacity: memoryCapacity)
             // Asked under the lock, so that it is in order with the invalidations.
-            disk?.store(entry, key: CacheRules.key(for: entry.url), writtenShared: isShared)
+            disk?.store(entry, key: entry.key.target, writtenShared: isShared)
         }
     }
 
@@ -158,9 +167,9 @@ public final class ResponseCache: Sendable {
     private static func keep(_ entry: CachedResponse, in state: inout State, capacity: Int) {
         let cost = entry.cost
         guard cost <= capacity else { return }
-        let key = CacheRules.key(for: entry.url)
+        let key = entry.key.target
         var variants = state.entries[key] ?? []
-        if let index = variants.firstIndex(where: { $0.varying == entry.varying }) {
+        if let index = variants.firstIndex(where: { sameVariant($0, entry) }) {
             state.usage -= variants[index].cost
             variants.remove(at: index)
         }
@@ -182,28 +191,34 @@ public final class ResponseCache: Sendable {
         }
     }
 
-    /// Whether a background validation of `request`'s stored response should start: `false`
-    /// while one runs (`endRevalidation`).
-    func beginsRevalidation(of request: URLRequest) -> Bool {
-        guard let url = request.url else { return false }
-        return state.withLock { $0.revalidating.insert(CacheRules.key(for: url)).inserted }
+    /// Whether a background validation of the stored response of `target` (`CacheKey.target`)
+    /// should start: `false` while one runs (`endRevalidation`).
+    func beginsRevalidation(of target: String) -> Bool {
+        state.withLock { $0.revalidating.insert(target).inserted }
     }
 
-    /// The background validation of `url`'s stored response ended.
-    func endRevalidation(of url: URL) {
-        state.withLock { _ = $0.revalidating.remove(CacheRules.key(for: url)) }
+    /// The background validation of `target`'s stored response ended.
+    func endRevalidation(of target: String) {
+        state.withLock { _ = $0.revalidating.remove(target) }
     }
 
-    /// Forgets the responses of `urls`, in memory and on disk.
-    func invalidate(_ urls: [URL]) {
-        guard !urls.isEmpty else { return }
+    /// Forgets the responses stored under `targets` (`CacheKey.target`), through any socket
+    /// and with any certificate, in memory and on disk.
+    func invalidate(_ targets: [String]) {
+        guard !targets.isEmpty else { return }
         state.withLock { state in
             state.invalidations += 1
-            for key in urls.map({ CacheRules.key(for: $0) }) {
+            for key in targets {
                 Self.remove(key, from: &state)
                 disk?.remove(key)
             }
         }
+    }
+
+    /// Whether `one` and `other` answer the same requests: the same socket, certificate and
+    /// varying values, so that one replaces the other.
+    private static func sameVariant(_ one: CachedResponse, _ other: CachedResponse) -> Bool {
+        one.varying == other.varying && one.socketPath == other.socketPath && one.identity == other.identity
     }
 
     private static func remove(_ key: String, from state: inout State) {

@@ -76,6 +76,12 @@ final class ResponseBodyChannel: Sendable {
         waiter.resume(returning: chunk)
     }
 
+    /// `count` bytes the transport delivered are not the body (the cache answered in their
+    /// place): the window takes them as consumed.
+    func discarded(_ count: Int) {
+        consumed(count)
+    }
+
     /// The task ended: `error` is `nil` at the body's end.
     func finish(_ error: (any Error)?) {
         let (headWaiter, chunkWaiter) = state.withLock { state -> (CheckedContinuation<HTTPURLResponse, any Error>?, CheckedContinuation<Data?, any Error>?) in

@@ -26,7 +26,7 @@ package final class CurlTransport: @unchecked Sendable {
     /// How far each transfer may read ahead of its consumer (see `CurlReceiveWindow`).
     let receiveWindowLimit: Int
     /// How every transfer connects (socket, connect timeout, client identity).
-    let connection: ConnectionSettings
+    package let connection: ConnectionSettings
     /// The proxy of each request, resolved when the transport was made.
     let proxyRoutes: ProxyRoutes
     /// Answers every hop in place of libcurl, when the manager is stubbed.

@@ -39,10 +39,13 @@ final class CacheFileTests: XCTestCase {
 
     func testAFileIsWrittenExactlyAsTheFormatSays() {
         let expected = hex(
-            "41464e4301010000001c68747470733a2f2f6170692e6578616d706c652e636f6d2f6974656d000000010000001c68747470733a2f2f"
-                + "6170692e6578616d706c652e636f6d2f6974656d00c800000008485454502f312e31408f400000000000408f4c00000000000000000002"
+            "41464e4302010000001c68747470733a2f2f6170692e6578616d706c652e636f6d2f6974656d000000010000001c68747470733a2f2f"
+                + "6170692e6578616d706c652e636f6d2f6974656d00c800000008485454502f312e31408f400000000000408f4c0000000000"
+                // flags, then no Host field, socket or certificate of its own
+                + "00" + "000000"
+                + "00000002"
                 + "0000000d43616368652d436f6e74726f6c0000000a6d61782d6167653d36300000000445546167000000042276312200000000000000"
-                + "000000000568656c6c6f26fe7d7b534709fe")
+                + "000000000568656c6c6f" + "b5ebf251f871db0f")
         XCTAssertEqual(file([response()]), expected)
     }
 
@@ -80,9 +83,25 @@ final class CacheFileTests: XCTestCase {
         }
     }
 
+    func testAResponsesHostSocketAndCertificateAreReadBack() {
+        var stored = response()
+        (stored.host, stored.socketPath, stored.identity) = ("tenant-a.example", "/run/api.sock", "pin")
+        let target = stored.key.target
+        let bytes = CacheFile.encode(CacheFile.Contents(key: target, writtenShared: true, responses: [stored]))
+        XCTAssertEqual(CacheFile.decode(bytes), CacheFile.Contents(key: target, writtenShared: true, responses: [stored]))
+        XCTAssertEqual(target, "https://tenant-a.example/item")
+    }
+
+    func testAResponseOfAnotherTargetIsRefused() {
+        var stored = response()
+        stored.host = "tenant-b.example"
+        XCTAssertNil(CacheFile.decode(CacheFile.encode(CacheFile.Contents(key: "https://tenant-a.example/item", writtenShared: true, responses: [stored]))))
+        XCTAssertNil(CacheFile.decode(CacheFile.encode(CacheFile.Contents(key: key, writtenShared: true, responses: [stored]))))
+    }
+
     func testAnotherVersionIsRefused() {
         var bytes = file([response()])
-        bytes[4] = 2
+        bytes[4] = 1
         XCTAssertNil(CacheFile.decode(resealed(bytes)))
     }
 

@@ -264,6 +264,14 @@ final class CacheRulesTests: XCTestCase {
                                                      shared: true, now: later(61)))
     }
 
+    func testANoCacheResponseNeverStandsInForAnError() {
+        // RFC 9111, 5.2.2.4: never used without a successful validation, whatever the request allows.
+        let asked = request(["Cache-Control": "stale-if-error=600"])
+        XCTAssertFalse(CacheRules.servesStaleOnError(entry(["Cache-Control": "no-cache"]), request: asked, shared: true, now: later(1)))
+        XCTAssertFalse(CacheRules.servesStaleOnError(entry(["Cache-Control": "no-cache, max-age=600"]), request: asked, shared: true, now: later(1)))
+        XCTAssertFalse(CacheRules.servesStaleOnError(entry(["Cache-Control": "no-cache, stale-if-error=600"]), request: request(), shared: false, now: later(1)))
+    }
+
     // MARK: Validating
 
     func testTheConditionalRequestCarriesBothValidators() {
@@ -316,26 +324,77 @@ final class CacheRulesTests: XCTestCase {
         XCTAssertEqual(varying, ["accept-language": Optional("fr"), "accept": Optional<String>.none])
         var stored = entry(["Cache-Control": "max-age=60"])
         stored.varying = varying ?? [:]
-        XCTAssertTrue(CacheRules.matches(stored, request(["Accept-Language": "fr"])))
-        XCTAssertFalse(CacheRules.matches(stored, request(["Accept-Language": "de"])))
-        XCTAssertFalse(CacheRules.matches(stored, request(["Accept-Language": "fr", "Accept": "text/html"])))
+        let key = CacheKey(url: url, host: nil, socketPath: nil, identity: nil)
+        XCTAssertTrue(CacheRules.matches(stored, request(["Accept-Language": "fr"]), key: key))
+        XCTAssertFalse(CacheRules.matches(stored, request(["Accept-Language": "de"]), key: key))
+        XCTAssertFalse(CacheRules.matches(stored, request(["Accept-Language": "fr", "Accept": "text/html"]), key: key))
+    }
+
+    func testAStoredResponseAnswersOnlyThroughItsSocketAndWithItsCertificate() {
+        var stored = entry(["Cache-Control": "max-age=60"])
+        (stored.socketPath, stored.identity) = ("/run/api.sock", "pin-a")
+        let key = { (socket: String?, identity: String?) in CacheKey(url: self.url, host: nil, socketPath: socket, identity: identity) }
+        XCTAssertTrue(CacheRules.matches(stored, request(), key: key("/run/api.sock", "pin-a")))
+        XCTAssertFalse(CacheRules.matches(stored, request(), key: key(nil, "pin-a")), "over TCP")
+        XCTAssertFalse(CacheRules.matches(stored, request(), key: key("/run/other.sock", "pin-a")))
+        XCTAssertFalse(CacheRules.matches(stored, request(), key: key("/run/api.sock", "pin-b")), "another certificate")
+        XCTAssertFalse(CacheRules.matches(stored, request(), key: key("/run/api.sock", nil)), "no certificate")
+    }
+
+    // MARK: Which requests
+
+    func testAGetWithABodyTakesNoPartInCaching() {
+        var search = request()
+        search.httpBody = Data(#"{"query":"alice"}"#.utf8)
+        XCTAssertFalse(CacheRules.isCacheable(search))
+        search.httpBody = nil
+        search.httpBodyStream = InputStream(data: Data("q".utf8))
+        XCTAssertFalse(CacheRules.isCacheable(search))
+        search.httpBodyStream = nil
+        XCTAssertTrue(CacheRules.isCacheable(search))
+        XCTAssertFalse(CacheRules.isStorable(status: 200, for: { var r = request(); r.httpBody = Data("q".utf8); return r }(),
+                                             fields: ["Cache-Control": "max-age=60"], shared: true, credentialed: false))
     }
 
     // MARK: Invalidation
 
+    private func key(_ url: URL, host: String? = nil) -> CacheKey {
+        CacheKey(url: url, host: host, socketPath: nil, identity: nil)
+    }
+
     func testASuccessfulUnsafeRequestInvalidatesItsTargetAndSameOriginLocations() {
-        let urls = CacheRules.invalidatedURLs(method: "POST", url: url, status: 201,
-                                              fields: ["Location": "/v1/items/7", "Content-Location": "https://other.example.com/v1/items/7"])
-        XCTAssertEqual(urls, [url, URL(string: "https://api.example.com/v1/items/7")!])
+        let targets = CacheRules.invalidatedTargets(method: "POST", key: key(url), answered: url, status: 201,
+                                                    fields: ["Location": "/v1/items/7", "Content-Location": "https://other.example.com/v1/items/7"])
+        XCTAssertEqual(targets, ["https://api.example.com/v1/items", "https://api.example.com/v1/items/7"])
     }
 
     func testASafeRequestOrAnErrorInvalidatesNothing() {
-        XCTAssertEqual(CacheRules.invalidatedURLs(method: "GET", url: url, status: 200, fields: [:]), [])
-        XCTAssertEqual(CacheRules.invalidatedURLs(method: "DELETE", url: url, status: 500, fields: [:]), [])
-        XCTAssertEqual(CacheRules.invalidatedURLs(method: "DELETE", url: url, status: 204, fields: [:]), [url])
+        XCTAssertEqual(CacheRules.invalidatedTargets(method: "GET", key: key(url), answered: url, status: 200, fields: [:]), [])
+        XCTAssertEqual(CacheRules.invalidatedTargets(method: "DELETE", key: key(url), answered: url, status: 500, fields: [:]), [])
+        XCTAssertEqual(CacheRules.invalidatedTargets(method: "DELETE", key: key(url), answered: url, status: 204, fields: [:]),
+                       ["https://api.example.com/v1/items"])
     }
 
-    func testTheKeyLeavesOutTheFragment() {
-        XCTAssertEqual(CacheRules.key(for: URL(string: "https://api.example.com/a?b=1#top")!), "https://api.example.com/a?b=1")
+    func testAnUnsafeRequestRedirectedInvalidatesTheTargetThatAnswered() {
+        // POST /item/a -> 307 -> POST /item/b: /item/b changed.
+        let first = URL(string: "https://api.example.com/item/a")!
+        let answered = URL(string: "https://api.example.com/item/b")!
+        XCTAssertEqual(CacheRules.invalidatedTargets(method: "POST", key: key(first), answered: answered, status: 200, fields: [:]),
+                       ["https://api.example.com/item/a", "https://api.example.com/item/b"])
+    }
+
+    func testALocationIsInvalidatedOnlyAtTheOriginThatAnswered() {
+        // A 307 led to another origin, whose 201 names the first origin's resource: not its to invalidate.
+        let first = URL(string: "https://api.example.com/item/a")!
+        let answered = URL(string: "https://evil.example.net/create")!
+        let targets = CacheRules.invalidatedTargets(method: "POST", key: key(first), answered: answered, status: 201,
+                                                    fields: ["Location": "https://api.example.com/item/victim", "Content-Location": "/made/1"])
+        XCTAssertEqual(targets, ["https://api.example.com/item/a", "https://evil.example.net/create", "https://evil.example.net/made/1"])
+    }
+
+    func testAnUnsafeRequestWithItsOwnHostInvalidatesThatHostsTarget() {
+        let targets = CacheRules.invalidatedTargets(method: "PUT", key: key(url, host: "tenant-a.example"), answered: url, status: 204,
+                                                    fields: ["Content-Location": "/v1/items/2"])
+        XCTAssertEqual(targets, ["https://tenant-a.example/v1/items", "https://tenant-a.example/v1/items/2"])
     }
 }

@@ -34,11 +34,12 @@ final class ResponseCacheTests: XCTestCase {
         XCTAssertEqual(cache.entry(for: request("/a", ["Accept-Language": "fr"]))?.body.count, 1)
         XCTAssertEqual(cache.entry(for: request("/a", ["Accept-Language": "de"]))?.body.count, 3)
         XCTAssertNil(cache.entry(for: request("/a")))
-        XCTAssertEqual(cache.currentMemoryUsage, 4)
+        XCTAssertEqual(cache.currentMemoryUsage,
+                       stored("/a", body: 1, varying: ["accept-language": "fr"]).cost + stored("/a", body: 3, varying: ["accept-language": "de"]).cost)
     }
 
     func testTheLeastRecentlyUsedGoFirstWhenTheCapacityIsReached() {
-        let cache = ResponseCache(memoryCapacity: 30)
+        let cache = ResponseCache(memoryCapacity: 3 * stored("/a").cost)
         cache.store(stored("/a"))
         cache.store(stored("/b"))
         _ = cache.entry(for: request("/a"))
@@ -46,7 +47,7 @@ final class ResponseCacheTests: XCTestCase {
         cache.store(stored("/d"))
         XCTAssertNotNil(cache.entry(for: request("/a")))
         XCTAssertNil(cache.entry(for: request("/b")))
-        XCTAssertEqual(cache.currentMemoryUsage, 30)
+        XCTAssertEqual(cache.currentMemoryUsage, 3 * stored("/a").cost)
     }
 
     func testAResponseLargerThanTheCapacityIsNotStored() {
@@ -64,7 +65,21 @@ final class ResponseCacheTests: XCTestCase {
         cache.invalidate([URL(string: "https://api.example.com/a")!])
         XCTAssertNil(cache.entry(for: request("/a", ["Accept": "x"])))
         XCTAssertNotNil(cache.entry(for: request("/b")))
-        XCTAssertEqual(cache.currentMemoryUsage, 10)
+        XCTAssertEqual(cache.currentMemoryUsage, stored("/b").cost)
+    }
+
+    func testAnEntryCostsEverythingItHolds() {
+        // 3,000 responses to 64 KiB URLs are 3,000 times 192 KiB of URLs, not their bodies alone.
+        let path = "/" + String(repeating: "a", count: 65_536)
+        var entry = stored(path, body: 10, varying: ["authorization": "Bearer alice"])
+        (entry.host, entry.socketPath, entry.identity) = ("tenant-a.example", "/run/api.sock", "pin")
+        let url = "https://api.example.com\(path)"
+        let texts = 3 * url.utf8.count + "HTTP/1.1".utf8.count + "tenant-a.example".utf8.count + "/run/api.sock".utf8.count + "pin".utf8.count
+        XCTAssertEqual(entry.cost, CachedResponse.overhead + 10 + texts + "authorization".utf8.count + "Bearer alice".utf8.count)
+        let cache = ResponseCache(memoryCapacity: 10 * 1024 * 1024)
+        for index in 0..<100 { cache.store(stored(path + "\(index)")) }
+        XCTAssertLessThanOrEqual(cache.currentMemoryUsage, 10 * 1024 * 1024)
+        XCTAssertGreaterThanOrEqual(cache.currentMemoryUsage, 50 * 3 * 65_536, "what the URLs take counts")
     }
 
     func testRemovingForgetsResponses() {

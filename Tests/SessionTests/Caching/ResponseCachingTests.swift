@@ -210,4 +210,108 @@ final class ResponseCachingTests: XCTestCase {
         let completion = try run(URLRequest(url: server.url("/item")), on: manager) { $0.cancel() }
         XCTAssertEqual((completion.error as? URLError)?.code, .cancelled)
     }
+
+    func testA304AboutAnotherResponseNeverReachesACallerWhoseRequestWasNotConditional() async throws {
+        let served = Locked(0)
+        let server = try makeServer { request in
+            let count = served.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if request.value(forHeader: "If-None-Match") != nil { return .status(304, fields: ["ETag": "\"v2\""]) }
+            return .status(200, fields: ["ETag": "\"v\(count)\"", "Cache-Control": "no-cache"], body: Data("body \(count)".utf8))
+        }
+        let manager = manager()
+        _ = try await manager.data(for: URLRequest(url: server.url("/item")))
+        do {
+            let answer = try await manager.data(for: URLRequest(url: server.url("/item")))
+            XCTFail("answered with \(answer.response.statusCode)")
+        } catch {
+            XCTAssertEqual((error as? URLError)?.code, .badServerResponse, "\(error)")
+        }
+        // The stored response is forgotten: the next request is sent without validators.
+        let third = try await manager.data(for: URLRequest(url: server.url("/item")))
+        XCTAssertEqual(third.response.statusCode, 200)
+        XCTAssertEqual(third.value, Data("body 3".utf8))
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\"", nil])
+    }
+
+    func testANoCacheResponseIsNotServedStaleWhenItsValidationFails() async throws {
+        let served = Locked(0)
+        let server = try makeServer { _ in
+            served.withLock { count -> Int in
+                count += 1
+                return count
+            } == 1
+                ? .status(200, fields: ["Cache-Control": "no-cache, max-age=600", "ETag": "\"v1\""], body: Data("first".utf8))
+                : .status(503, body: Data("down".utf8))
+        }
+        let manager = manager()
+        var request = URLRequest(url: server.url("/item"))
+        request.setValue("stale-if-error=600", forHTTPHeaderField: "Cache-Control")
+        _ = try await manager.data(for: request)
+        do {
+            let second = try await manager.data(for: request)
+            XCTFail("answered with \(second.response.statusCode): \(String(decoding: second.value, as: UTF8.self))")
+        } catch let error as ResponseSerializationError {
+            XCTAssertEqual(error.response?.statusCode, 503)
+        }
+    }
+
+    // MARK: Streams
+
+    /// The streamed body of `request`, collected, with its status.
+    private func streamed(_ request: URLRequest, on manager: URLSessionManager) async throws -> (status: Int, body: String) {
+        let stream = try await manager.stream(for: request)
+        let body = try await stream.body.collect(upTo: 1 << 20)
+        return (stream.response.statusCode, String(decoding: body, as: UTF8.self))
+    }
+
+    func testAStreamedGetIsRevalidatedAndA304StreamsTheStoredBody() async throws {
+        // The conformance suite's ETag case, through the streaming API.
+        let body = #"{"items":[1,2,3]}"#
+        let server = try makeServer { request in
+            if request.value(forHeader: "If-None-Match") == "\"v1\"" { return .status(304, fields: ["ETag": "\"v1\""]) }
+            return .status(200, fields: ["Content-Type": "application/json", "ETag": "\"v1\"", "Cache-Control": "no-cache"], body: Data(body.utf8))
+        }
+        let manager = manager()
+        let outcomes = recordOutcomes(of: manager)
+        let first = try await streamed(URLRequest(url: server.url("/items")), on: manager)
+        let second = try await streamed(URLRequest(url: server.url("/items")), on: manager)
+        XCTAssertEqual(first.body, body)
+        XCTAssertEqual(second.status, 200)
+        XCTAssertEqual(second.body, body)
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\""])
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .revalidated])
+    }
+
+    func testAFreshResponseAnswersAStreamWithoutTheNetwork() async throws {
+        let server = try makeServer { _ in .status(200, fields: ["Cache-Control": "max-age=3600"], body: Data("first".utf8)) }
+        let manager = manager()
+        _ = try await manager.data(for: URLRequest(url: server.url("/item")))
+        let streamedAnswer = try await streamed(URLRequest(url: server.url("/item")), on: manager)
+        XCTAssertEqual(streamedAnswer.body, "first")
+        XCTAssertEqual(server.requests.count, 1)
+    }
+
+    func testAStreamedBodyPastTheCachesCapacityIsStreamedWholeAndNotStored() async throws {
+        let large = Data(repeating: UInt8(ascii: "x"), count: 200_000)
+        let server = try makeServer { _ in .status(200, fields: ["Cache-Control": "max-age=3600"], body: large) }
+        let manager = manager(cache: ResponseCache(memoryCapacity: 64 * 1024))
+        for _ in 0..<2 {
+            let answer = try await streamed(URLRequest(url: server.url("/large")), on: manager)
+            XCTAssertEqual(answer.body.utf8.count, large.count)
+        }
+        XCTAssertEqual(server.requests.count, 2)
+        XCTAssertEqual(manager.responseCache?.currentMemoryUsage, 0)
+    }
+
+    func testAStreamedBodyWithinTheCapacityIsStored() async throws {
+        let server = try makeServer { _ in .status(200, fields: ["Cache-Control": "max-age=3600"], body: Data("streamed".utf8)) }
+        let manager = manager()
+        _ = try await streamed(URLRequest(url: server.url("/item")), on: manager)
+        let answer = try await manager.data(for: URLRequest(url: server.url("/item")))
+        XCTAssertEqual(answer.value, Data("streamed".utf8))
+        XCTAssertEqual(server.requests.count, 1)
+    }
 }
