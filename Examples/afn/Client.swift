@@ -59,7 +59,12 @@ struct Client {
         }
         if let directory = invocation.cacheDirectory {
             // One user's tool: the cache is private, as a browser's is (RFC 9111's private cache).
-            manager.responseCache = try ResponseCache(diskCapacity: 100 << 20, directory: URL(fileURLWithPath: directory), isShared: false)
+            do {
+                manager.responseCache = try ResponseCache(diskCapacity: 100 << 20, directory: URL(fileURLWithPath: directory), isShared: false)
+            } catch SessionError.cacheDirectoryInUse(let path) {
+                // A cache only saves requests: this one is sent uncached rather than refused.
+                FileHandle.standardError.write(Data("afn: the cache \(path) is used by another run; this request goes uncached\n".utf8))
+            }
         }
         try manager.setSecurityPolicy(try invocation.securityPolicy())
         manager.clientIdentity = try invocation.clientIdentity()

@@ -39,10 +39,14 @@ public enum SessionError: Error, Sendable {
     /// private: a link, not a directory, another user's, or open to others. Nothing is written
     /// there. Code -3000 (cannot create file).
     case unsafeDownloadDirectory(path: String, reason: String)
-    /// A `ResponseCache`'s directory cannot be used: it cannot be made or opened, it is not
-    /// private (a link, not a directory, another user's, or open to others), or another cache
-    /// uses it. Nothing is read or written there. Code -3000 (cannot create file).
+    /// A `ResponseCache`'s directory cannot be used: it cannot be made or opened, or it is not
+    /// private (a link, not a directory, another user's, or open to others). Nothing is read or
+    /// written there. Code -3000 (cannot create file).
     case unsafeCacheDirectory(path: String, reason: String)
+    /// A `ResponseCache`'s directory is used by another cache, in this process or another, until
+    /// that cache is gone: a caller may go on without a cache (a cache only saves requests),
+    /// or try again later. Nothing is read or written there. Code -3000 (cannot create file).
+    case cacheDirectoryInUse(path: String)
     /// A pinning `SecurityPolicy` was given to an `HTTPSessionManager` whose `baseURL` is not
     /// `https` (or is `nil`): nothing could be pinned. Code -1022.
     case pinningRequiresHTTPS(baseURL: URL?)
@@ -69,7 +73,7 @@ extension SessionError: CustomNSError, LocalizedError {
         case .downloadFileFailed(_, let destination):
             return destination == nil ? URLError.cannotCreateFile.rawValue : URLError.cannotMoveFile.rawValue
         case .invalidResumeData: return URLError.cannotOpenFile.rawValue
-        case .unsafeDownloadDirectory, .unsafeCacheDirectory: return URLError.cannotCreateFile.rawValue
+        case .unsafeDownloadDirectory, .unsafeCacheDirectory, .cacheDirectoryInUse: return URLError.cannotCreateFile.rawValue
         case .invalidRequest: return URLError.badURL.rawValue
         case .redirectRefused: return URLError.unsupportedURL.rawValue
         case .pinningRequiresHTTPS: return -1022 // NSURLErrorAppTransportSecurityRequiresSecureConnection, absent from corelibs
@@ -94,6 +98,7 @@ extension SessionError: CustomNSError, LocalizedError {
         case .redirectRefused(let reason, _): return "The redirect was refused: \(reason)."
         case .unsafeDownloadDirectory(let path, let reason): return "The download directory \(path) is not private: \(reason)"
         case .unsafeCacheDirectory(let path, let reason): return "The cache directory \(path) cannot be used: \(reason)"
+        case .cacheDirectoryInUse(let path): return "The cache directory \(path) is used by another cache."
         case .pinningRequiresHTTPS(let baseURL):
             return "A pinning security policy needs an https base URL, not \(baseURL?.absoluteString ?? "none")."
         case .securityPolicyUnavailable(let reason): return "The security policy cannot be enforced: \(reason)"

@@ -664,6 +664,22 @@ final class AFNCommandTests: XCTestCase {
         XCTAssertEqual(server.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\""])
     }
 
+    func testARunWhileAnotherUsesTheCacheGoesUncached() throws {
+        let server = try server { _ in .status(200, fields: ["Cache-Control": "max-age=3600", "Content-Type": "text/plain"], body: Data("first".utf8)) }
+        let cache = directory.url.appendingPathComponent("cache").path
+        XCTAssertEqual(try afn("get", address(server, "/item"), "--cache", cache).status, 0)
+        // Another run holds the directory (a cache holds its lock while it lives).
+        let held = open(cache, O_RDONLY | O_DIRECTORY)
+        XCTAssertGreaterThanOrEqual(held, 0)
+        defer { close(held) }
+        XCTAssertEqual(flock(held, LOCK_EX | LOCK_NB), 0)
+        let run = try afn("get", address(server, "/item"), "--cache", cache)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout, Data("first".utf8))
+        XCTAssertTrue(run.stderr.contains("is used by another run; this request goes uncached"), run.stderr)
+        XCTAssertEqual(server.requests.count, 2, "sent, not answered by the cache it could not use")
+    }
+
     func testACacheDirectoryOthersCanReachIsRefused() throws {
         let cache = directory.url.appendingPathComponent("cache").path
         XCTAssertEqual(mkdir(cache, 0o755), 0)

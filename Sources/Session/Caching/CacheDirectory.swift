@@ -68,7 +68,7 @@ final class CacheDirectory: @unchecked Sendable {
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
-            throw refused("another cache uses it")
+            throw SessionError.cacheDirectoryInUse(path: path)
         }
         self.descriptor = descriptor
         let files = scan()

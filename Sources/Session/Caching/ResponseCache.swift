@@ -15,10 +15,14 @@ import FoundationNetworking
 /// By default the cache is shared (`isShared`): it follows the shared-cache rules, as a
 /// service calling an API for many users needs: no `private` response, no response to a
 /// request with `Authorization` unless the response allows it (`public`, `s-maxage`,
-/// `must-revalidate`), and no response that sets cookies. Never stored: responses to other
-/// methods than GET, to requests with their own validators or ranges, `no-store`, `Vary: *`,
-/// partial and streamed bodies, downloads. Least recently used responses go first when a
-/// capacity is reached; a response larger than a capacity is not kept there.
+/// `must-revalidate`), and no response that sets cookies. Responses are kept by the request as
+/// it goes out (`CacheKey`: its target with its own `Host`, its socket and client certificate;
+/// `Vary` against the request as sent), and managers made with one configuration's `URLCache`
+/// share one cache. Never stored: responses to other methods than GET, to a GET with a body,
+/// to requests with their own validators or ranges, `no-store`, `Vary: *`, partial bodies,
+/// downloads, and streamed bodies larger than the cache's largest entry. Least recently used
+/// responses go first when a capacity is reached; a response larger than a capacity is not
+/// kept there.
 ///
 /// With a directory, every stored response is also written there (`CacheDirectory`), and a
 /// later cache on the same directory, in this process or another, answers with it. The
@@ -64,11 +68,11 @@ public final class ResponseCache: Sendable {
 
     /// A cache of `memoryCapacity` bytes in memory and `diskCapacity` bytes of files in
     /// `directory`, made (0700, with its missing parents) when missing, that starts with the
-    /// responses a previous cache
-    /// left there. Throws `SessionError.unsafeCacheDirectory` when the directory cannot be
-    /// made or opened, is not private to this user (a link, not a directory, another user's,
-    /// or open to others), or another cache uses it: a directory is free again once the
-    /// cache that used it is gone, with the tasks made while a manager held it.
+    /// responses a previous cache left there. Throws `SessionError.unsafeCacheDirectory` when
+    /// the directory cannot be made or opened, or is not private to this user (a link, not a
+    /// directory, another user's, or open to others), and `SessionError.cacheDirectoryInUse`
+    /// while another cache uses it: a directory is free again once the cache that used it is
+    /// gone, with the tasks made while a manager held it.
     public convenience init(memoryCapacity: Int = 10 * 1024 * 1024, diskCapacity: Int, directory: URL, isShared: Bool = true) throws {
         let disk = try CacheDirectory(path: directory.path, capacity: diskCapacity)
         self.init(memoryCapacity: memoryCapacity, disk: disk, isShared: isShared, now: { Date() })

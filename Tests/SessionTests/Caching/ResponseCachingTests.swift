@@ -314,4 +314,22 @@ final class ResponseCachingTests: XCTestCase {
         XCTAssertEqual(answer.value, Data("streamed".utf8))
         XCTAssertEqual(server.requests.count, 1)
     }
+
+    func testALargeServerErrorAStoredResponseStandsInForDoesNotStallAStream() async throws {
+        // The 503's 3 MiB body is dropped, not left waiting in the stream's 1 MiB window.
+        let served = Locked(0)
+        let server = try makeServer { _ in
+            served.withLock { count -> Int in
+                count += 1
+                return count
+            } == 1
+                ? .status(200, fields: ["Cache-Control": "max-age=0, stale-if-error=3600"], body: Data("first".utf8))
+                : .status(503, body: Data(count: 3 << 20))
+        }
+        let manager = manager()
+        _ = try await manager.data(for: URLRequest(url: server.url("/item")))
+        let answer = try await streamed(URLRequest(url: server.url("/item")), on: manager)
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.body, "first")
+    }
 }

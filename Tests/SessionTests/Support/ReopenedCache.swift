@@ -11,7 +11,7 @@ extension XCTestCase {
         while true {
             do {
                 return try ResponseCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
-            } catch SessionError.unsafeCacheDirectory(_, let reason) where reason == "another cache uses it" && Date() < deadline {
+            } catch SessionError.cacheDirectoryInUse where Date() < deadline {
                 usleep(1_000)
             }
         }
