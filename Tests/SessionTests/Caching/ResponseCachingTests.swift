@@ -23,6 +23,26 @@ final class ResponseCachingTests: XCTestCase {
         return manager
     }
 
+    /// The conformance case's server: `body` with `ETag: "v1"` and `no-cache`, and a `304` to
+    /// `If-None-Match: "v1"`.
+    private func conformanceServer(body: String) throws -> TestServer {
+        try makeServer { request in
+            if request.value(forHeader: "If-None-Match") == "\"v1\"" { return .status(304, fields: ["ETag": "\"v1\""]) }
+            return .status(200, fields: ["Content-Type": "application/json", "ETag": "\"v1\"", "Cache-Control": "no-cache"], body: Data(body.utf8))
+        }
+    }
+
+    /// A server answering its first request with `first` and every later one with `later`.
+    private func makeServer(first: ServerReply, later: ServerReply) throws -> TestServer {
+        let served = Locked(0)
+        return try makeServer { _ in
+            served.withLock { count -> Int in
+                count += 1
+                return count
+            } == 1 ? first : later
+        }
+    }
+
     /// The cache outcomes of the tasks `manager` completes from now on, in order.
     private func recordOutcomes(of manager: URLSessionManager) -> Locked<[CacheOutcome]> {
         let outcomes = Locked<[CacheOutcome]>([])
@@ -32,10 +52,7 @@ final class ResponseCachingTests: XCTestCase {
 
     func testARevalidatedGetDeliversTheFirstBodyWithStatus200() async throws {
         let body = #"{"items":[1,2,3]}"#
-        let server = try makeServer { request in
-            if request.value(forHeader: "If-None-Match") == "\"v1\"" { return .status(304, fields: ["ETag": "\"v1\""]) }
-            return .status(200, fields: ["Content-Type": "application/json", "ETag": "\"v1\"", "Cache-Control": "no-cache"], body: Data(body.utf8))
-        }
+        let server = try conformanceServer(body: body)
         let manager = manager()
         let outcomes = recordOutcomes(of: manager)
         let first = try await manager.data(for: URLRequest(url: server.url("/items")))
@@ -100,15 +117,8 @@ final class ResponseCachingTests: XCTestCase {
     }
 
     func testAStaleResponseStandsInForAServerErrorWithinStaleIfError() async throws {
-        let served = Locked(0)
-        let server = try makeServer { _ in
-            served.withLock { count -> Int in
-                count += 1
-                return count
-            } == 1
-                ? .status(200, fields: ["Cache-Control": "max-age=0, stale-if-error=3600"], body: Data("first".utf8))
-                : .status(503, body: Data("down".utf8))
-        }
+        let server = try makeServer(first: .status(200, fields: ["Cache-Control": "max-age=0, stale-if-error=3600"], body: Data("first".utf8)),
+                                    later: .status(503, body: Data("down".utf8)))
         let manager = manager()
         _ = try await manager.data(for: URLRequest(url: server.url("/item")))
         let second = try await manager.data(for: URLRequest(url: server.url("/item")))
@@ -237,15 +247,8 @@ final class ResponseCachingTests: XCTestCase {
     }
 
     func testANoCacheResponseIsNotServedStaleWhenItsValidationFails() async throws {
-        let served = Locked(0)
-        let server = try makeServer { _ in
-            served.withLock { count -> Int in
-                count += 1
-                return count
-            } == 1
-                ? .status(200, fields: ["Cache-Control": "no-cache, max-age=600", "ETag": "\"v1\""], body: Data("first".utf8))
-                : .status(503, body: Data("down".utf8))
-        }
+        let server = try makeServer(first: .status(200, fields: ["Cache-Control": "no-cache, max-age=600", "ETag": "\"v1\""], body: Data("first".utf8)),
+                                    later: .status(503, body: Data("down".utf8)))
         let manager = manager()
         var request = URLRequest(url: server.url("/item"))
         request.setValue("stale-if-error=600", forHTTPHeaderField: "Cache-Control")
@@ -270,10 +273,7 @@ final class ResponseCachingTests: XCTestCase {
     func testAStreamedGetIsRevalidatedAndA304StreamsTheStoredBody() async throws {
         // The conformance suite's ETag case, through the streaming API.
         let body = #"{"items":[1,2,3]}"#
-        let server = try makeServer { request in
-            if request.value(forHeader: "If-None-Match") == "\"v1\"" { return .status(304, fields: ["ETag": "\"v1\""]) }
-            return .status(200, fields: ["Content-Type": "application/json", "ETag": "\"v1\"", "Cache-Control": "no-cache"], body: Data(body.utf8))
-        }
+        let server = try conformanceServer(body: body)
         let manager = manager()
         let outcomes = recordOutcomes(of: manager)
         let first = try await streamed(URLRequest(url: server.url("/items")), on: manager)
@@ -317,15 +317,8 @@ final class ResponseCachingTests: XCTestCase {
 
     func testALargeServerErrorAStoredResponseStandsInForDoesNotStallAStream() async throws {
         // The 503's 3 MiB body is dropped, not left waiting in the stream's 1 MiB window.
-        let served = Locked(0)
-        let server = try makeServer { _ in
-            served.withLock { count -> Int in
-                count += 1
-                return count
-            } == 1
-                ? .status(200, fields: ["Cache-Control": "max-age=0, stale-if-error=3600"], body: Data("first".utf8))
-                : .status(503, body: Data(count: 3 << 20))
-        }
+        let server = try makeServer(first: .status(200, fields: ["Cache-Control": "max-age=0, stale-if-error=3600"], body: Data("first".utf8)),
+                                    later: .status(503, body: Data(count: 3 << 20)))
         let manager = manager()
         _ = try await manager.data(for: URLRequest(url: server.url("/item")))
         let answer = try await streamed(URLRequest(url: server.url("/item")), on: manager)
