@@ -41,7 +41,7 @@ extension TaskDelegate {
         }
 
         /// Whether the response the task receives may be stored: its body is kept for the cache
-        /// (a streamed body too, within the cache's largest entry).
+        /// (a streamed body too, within the cache's memory capacity).
         var storesResponse: Bool {
             switch self {
             case .fetching, .validating: true
@@ -73,10 +73,12 @@ extension TaskDelegate {
 
     /// What `cache` makes of `request`, a task's of `kind` going out as `key` says
     /// (`streamsBody`: its body goes to a stream, under a download's limits) whose own `limits`
-    /// a stored body must fit, and what the task then does with the cache. Reads the cache,
-    /// changes nothing else.
+    /// a stored body must fit, and what the task then does with the cache. `intercepted`: the
+    /// task's interceptors adapt the request after the cache was asked, so that a stored
+    /// response that varies on request fields (which they may set) neither answers it nor is
+    /// validated by it. Reads the cache, changes nothing else.
     static func cacheStep(
-        for request: URLRequest, key: CacheKey?, kind: Kind, streamsBody: Bool, limits: ResponseLimits, cache: ResponseCache
+        for request: URLRequest, key: CacheKey?, kind: Kind, streamsBody: Bool, intercepted: Bool, limits: ResponseLimits, cache: ResponseCache
     ) -> (step: CacheStep, use: CacheUse) {
         guard kind == .data, let key, CacheRules.isCacheable(request) else {
             // Answered by the cache alone, which this request does not use: never sent.
@@ -85,7 +87,7 @@ extension TaskDelegate {
             return cacheOnly ? (.unavailable, .answered(.unavailable, store: nil)) : (.send(request), .none)
         }
         let now = cache.now()
-        let entry = cache.entry(for: request, key: key)
+        let entry = cache.entry(for: request, key: key).flatMap { intercepted && !$0.varying.isEmpty ? nil : $0 }
         var decision = CacheRules.decision(for: request, entry: entry, shared: cache.isShared, now: now)
         // A stored body past this task's own limit is fetched under the limit instead.
         if let entry, let limit = limits.sizeLimit(isDownload: streamsBody), Int64(entry.body.count) > limit.bytes {
@@ -120,17 +122,19 @@ extension TaskDelegate {
     func requestAfterCache(_ request: URLRequest, settings: TaskSettings) -> URLRequest? {
         guard let cache else { return request }
         let key = cacheKey(of: request, settings: settings)
-        let (step, use) = Self.cacheStep(for: request, key: key, kind: kind, streamsBody: streamsBody, limits: settings.limits, cache: cache)
+        let (step, use) = Self.cacheStep(
+            for: request, key: key, kind: kind, streamsBody: streamsBody, intercepted: settings.interceptor != nil, limits: settings.limits, cache: cache)
         state.withLock { $0.cacheUse = use }
         return carryOut(step)
     }
 
-    /// The key of `request` as this task sends it: through the transport's Unix socket, with
-    /// the task's client certificate or else the transport's. URLSession's own protocol has
-    /// neither (a socket or a certificate needs libcurl).
+    /// The key of `request` as this task sends it: through the transport's Unix socket and
+    /// route (its security policy and proxy), with the task's client certificate or else the
+    /// transport's. URLSession's own protocol has none of them (each needs libcurl).
     func cacheKey(of request: URLRequest, settings: TaskSettings) -> CacheKey? {
         let connection = curlTransport?.connection
-        return CacheKey(request, socketPath: connection?.unixSocketPath, identity: settings.clientIdentity ?? connection?.clientIdentity)
+        return CacheKey(request, socketPath: connection?.unixSocketPath, identity: settings.clientIdentity ?? connection?.clientIdentity,
+                        route: curlTransport?.routeFingerprint)
     }
 
     /// Carries out `step` where the task's events happen (`onEventQueue`): the stored
@@ -144,9 +148,11 @@ extension TaskDelegate {
             // Its age when it answers: a task of URLSession's own protocol answers when resumed.
             let age = cache.map { CacheRules.currentAge(of: entry, now: $0.now()) }
             onEventQueue { self.answer(with: entry, age: age) }
+            let settings = settings
             if revalidates, let cache, let manager, let request = requestForCache,
-               let target = CacheKey(request, socketPath: nil, identity: nil)?.target, cache.beginsRevalidation(of: target) {
-                manager.revalidate(request, credential: credential, in: cache)
+               let key = cacheKey(of: request, settings: settings), cache.beginsRevalidation(of: key) {
+                // With the task's own client certificate: the validation asks for the response this task was answered with.
+                manager.revalidate(request, key: key, credential: credential, clientIdentity: settings.clientIdentity, in: cache)
             }
         case .unavailable:
             var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "No stored response answers the request, which may only be answered from the cache."]
@@ -183,9 +189,9 @@ extension TaskDelegate {
         case stored(CachedResponse)
         /// Nothing: the response is a `304` to the cache's validation about another response
         /// (a strong `ETag` other than the stored one), which the caller, whose request was not
-        /// conditional, must not see. The task fails with `error`; the stored response is
-        /// forgotten, so that the next request fetches it anew.
-        case refused(URLError)
+        /// conditional, must not see. The task fails with `error`; the responses stored under
+        /// `target` are forgotten, so that the next request fetches anew.
+        case refused(URLError, target: String)
     }
 
     /// What the task takes in place of `response`, which answered its request: the stored
@@ -203,7 +209,7 @@ extension TaskDelegate {
                     return .refused(URLError(.badServerResponse, userInfo: [
                         NSLocalizedDescriptionKey: "The server answered the cache's validation with 304 Not Modified about another response than the one stored.",
                         NSURLErrorFailingURLErrorKey: entry.url,
-                    ]))
+                    ]), target: entry.key.target)
                 }
                 let updated = CacheRules.updated(entry, with: fields, requestTime: requestTime, responseTime: cache.now())
                 state.cacheUse = .answered(.revalidated, store: updated)
@@ -214,9 +220,7 @@ extension TaskDelegate {
             state.cacheUse = .answered(.stale, store: nil)
             return .stored(fallback)
         }
-        if case .refused = answer, let request = requestForCache, let target = CacheKey(request, socketPath: nil, identity: nil)?.target {
-            cache.invalidate([target])
-        }
+        if case .refused(_, let target) = answer { cache.invalidate([target]) }
         return answer
     }
 
@@ -310,38 +314,61 @@ extension TaskDelegate {
         let sent = snapshot.sentRequest ?? request
         guard let key = cacheKey(of: sent, settings: snapshot.settings) else { return }
         // A validation the cache started in the background (`stale-while-revalidate`) ended.
-        if request.cachePolicy == .reloadRevalidatingCacheData, let target = CacheKey(request, socketPath: nil, identity: nil)?.target {
-            cache.endRevalidation(of: target)
+        if request.cachePolicy == .reloadRevalidatingCacheData, let asked = cacheKey(of: request, settings: snapshot.settings) {
+            cache.endRevalidation(of: asked)
         }
         guard let response else { return }
         let fields = Self.fields(of: response)
         cache.invalidate(CacheRules.invalidatedTargets(
-            method: request.httpMethod ?? "GET", key: key, answered: response.url ?? url, status: response.statusCode, fields: fields))
+            method: sent.httpMethod ?? "GET", key: key, answered: response.url ?? url, status: response.statusCode, fields: fields))
         guard error == nil else { return }
-        // Every credential that went out makes the response one user's: the request's, an
-        // interceptor's or a Basic answer's `Authorization`, the jar's cookies, and a client
-        // certificate, the task's or the transport's.
-        let credentialed = CacheRules.isCredentialed(sent, key: key, answeredChallenge: snapshot.sentCredentials)
         let storable = { (status: Int, fields: [String: String]) in
-            CacheRules.isStorable(status: status, for: request, fields: fields, shared: cache.isShared, credentialed: credentialed)
+            self.isStorable(status: status, fields: fields, request: request, sent: sent, key: key, answeredChallenge: snapshot.sentCredentials, in: cache)
         }
         switch snapshot.cacheUse {
         case .answered(_, var updated?):
-            updated.storedWithCredentials = updated.storedWithCredentials || credentialed
+            updated.storedWithCredentials = updated.storedWithCredentials
+                || CacheRules.isCredentialed(sent, key: key, answeredChallenge: snapshot.sentCredentials)
             guard storable(updated.statusCode, updated.fields), let approved = approved(updated, sent: sent) else { return cache.invalidate([updated.key.target]) }
             cache.store(approved)
         case .fetching(let requestTime, _), .validating(_, let requestTime):
-            guard !snapshot.cacheBodyOverflowed, response.url == url, storable(response.statusCode, fields),
+            guard !snapshot.cacheBodyRefused, response.url == url, storable(response.statusCode, fields),
                   let varying = CacheRules.varying(fields, request: sent),
                   let approved = approved(CachedResponse(
                       url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", fields: CacheRules.storedFields(fields, bodyLength: snapshot.data.count), body: snapshot.data,
-                      requestTime: requestTime, responseTime: cache.now(), varying: varying, storedWithCredentials: credentialed,
-                      host: key.host, socketPath: key.socketPath, identity: key.identity), sent: sent)
+                      requestTime: requestTime, responseTime: cache.now(), varying: varying,
+                      storedWithCredentials: CacheRules.isCredentialed(sent, key: key, answeredChallenge: snapshot.sentCredentials),
+                      host: key.host, socketPath: key.socketPath, identity: key.identity, route: key.route), sent: sent)
             else { return }
             cache.store(approved)
         case .none, .redirected, .answered(_, nil):
             return
         }
+    }
+
+    /// Whether a response of `status` and `fields` to the task's `request`, which went out as
+    /// `sent` (after interceptors, credentials and the jar) with `key`, may be stored in
+    /// `cache`: the caller's request takes part in caching and is still a GET without a body as
+    /// it went out, and the response may be stored for what went with it (every credential
+    /// that went out makes it one user's: an `Authorization` of the request, an interceptor or
+    /// a Basic answer, the jar's cookies, a client certificate of the task or the transport).
+    func isStorable(
+        status: Int, fields: [String: String], request: URLRequest, sent: URLRequest, key: CacheKey, answeredChallenge: Bool, in cache: ResponseCache
+    ) -> Bool {
+        CacheRules.isBodilessGet(sent) && CacheRules.isStorable(
+            status: status, for: request, fields: fields, shared: cache.isShared,
+            credentialed: CacheRules.isCredentialed(sent, key: key, answeredChallenge: answeredChallenge))
+    }
+
+    /// Whether the streamed body of `response`, the final response of a task whose record is
+    /// `state`, is kept for `cache`: only when the task may store what it receives and the
+    /// response may be stored, so that no chunk is copied for nothing.
+    func keepsStreamedBody(of response: HTTPURLResponse, in state: State, cache: ResponseCache) -> Bool {
+        guard state.cacheUse.storesResponse, let request = state.cacheRequest ?? task.originalRequest else { return false }
+        let sent = state.sentRequest ?? request
+        guard let key = cacheKey(of: sent, settings: state.settings) else { return false }
+        return isStorable(status: response.statusCode, fields: Self.fields(of: response), request: request, sent: sent, key: key,
+                          answeredChallenge: state.sentCredentials, in: cache)
     }
 
     /// `entry` as the manager's `dataTaskWillCacheResponse` override changes it (its response's

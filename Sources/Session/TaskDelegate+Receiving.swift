@@ -15,6 +15,7 @@ extension TaskDelegate {
             state.responseStart = Date()
             state.data = Data()
             state.bytesReceived = 0
+            if let cache, handlers.bodyChannel != nil { state.cacheBodyRefused = !keepsStreamedBody(of: response, in: state, cache: cache) }
             guard let writer = state.writer else { return false }
             do {
                 try writer.begin(response: response)
@@ -69,17 +70,18 @@ extension TaskDelegate {
 
     /// The bytes are copied once: appended to the body, or written to the download's file. A
     /// streamed body whose response may be stored is kept for the cache too, up to the
-    /// cache's largest entry (past it, it is let go of and not stored).
+    /// cache's memory capacity (past it, it is let go of and not stored): a stream holds no
+    /// more than the cache may keep in memory.
     func didReceive(bytes: UnsafeRawBufferPointer) -> Int64? {
         let (failed, total): (Bool, Int64?) = state.withLock { state in
             if state.discardsBody { return (false, nil) }
             state.bytesReceived += Int64(bytes.count)
             if handlers.bodyChannel != nil {
-                if let cache, state.cacheUse.storesResponse, !state.cacheBodyOverflowed {
-                    if state.data.count + bytes.count <= cache.largestEntry {
+                if let cache, state.cacheUse.storesResponse, !state.cacheBodyRefused {
+                    if state.data.count + bytes.count <= cache.memoryCapacity {
                         state.data.append(contentsOf: bytes)
                     } else {
-                        (state.cacheBodyOverflowed, state.data) = (true, Data())
+                        (state.cacheBodyRefused, state.data) = (true, Data())
                     }
                 }
                 return (false, state.bytesReceived)

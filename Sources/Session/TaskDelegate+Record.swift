@@ -62,8 +62,9 @@ extension TaskDelegate {
         /// The last request sent for the task, as it went out (`willSendForCache`): the cache
         /// reads its key and `Vary`'s fields from it. Kept only with a cache.
         var sentRequest: URLRequest?
-        /// The streamed body grew past what the cache may keep: it is not stored.
-        var cacheBodyOverflowed = false
+        /// The streamed body is not kept for the cache: its response may not be stored, or the
+        /// body grew past the cache's memory capacity.
+        var cacheBodyRefused = false
         /// How the cache answers a task of URLSession's own protocol without the network,
         /// decided when the task was made (`URLSessionManager.makeTask`).
         var cacheAnswer: CacheStep?

@@ -25,7 +25,7 @@ extension TaskDelegate: TransferEvents {
         switch storedAnswer(to: response) {
         case .none:
             return take(response)
-        case .refused(let error):
+        case .refused(let error, _):
             state.withLock { $0.record(.failed(error)) }
             return .cancel
         case .stored(let answer):

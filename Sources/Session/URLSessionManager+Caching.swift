@@ -1,3 +1,4 @@
+import AFSecurity
 import AFSerialization
 import Foundation
 #if canImport(FoundationNetworking)
@@ -24,17 +25,18 @@ extension URLSessionManager {
     /// Validates the stale stored response of `request` in the background, after a task was
     /// answered with it (RFC 5861's `stale-while-revalidate`): a task of the manager's own that
     /// asks the server (`.reloadRevalidatingCacheData`), whose `304` or new response updates or
-    /// replaces what the cache keeps, with `credential` for a Basic challenge. `cache` may
-    /// start another once it completed (`TaskDelegate.recordInCache`). The task is the
-    /// manager's like any: its overrides, monitors and `completionGroup` see it.
-    func revalidate(_ request: URLRequest, credential: URLCredential?, in cache: ResponseCache) {
-        guard let target = CacheKey(request, socketPath: nil, identity: nil)?.target else { return }
+    /// replaces what the cache keeps, with `credential` for a Basic challenge and the answered
+    /// task's own `clientIdentity`. `cache` may start another for `key` once it completed
+    /// (`TaskDelegate.recordInCache`). The task is the manager's like any: its overrides,
+    /// monitors and `completionGroup` see it.
+    func revalidate(_ request: URLRequest, key: CacheKey, credential: URLCredential?, clientIdentity: ClientIdentity?, in cache: ResponseCache) {
         var validation = request
         validation.cachePolicy = .reloadRevalidatingCacheData
         // Through `cache`, whatever cache the manager has now.
         let task = try? makeDataTask(with: validation, credential: credential, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil),
                                      cache: cache, completion: nil)
-        guard let task else { return cache.endRevalidation(of: target) }
+        guard let task else { return cache.endRevalidation(of: key) }
+        if let clientIdentity { setClientIdentity(clientIdentity, for: task) }
         task.resume()
     }
 }

@@ -15,7 +15,7 @@ extension URLSessionManager {
     /// download's (`maximumDownloadSize`: the body is not held), its metrics and event monitors
     /// are reported as for any task. A GET takes part in the manager's `responseCache`: a stored
     /// response answers with its body as the stream, a `304` to its validation streams the stored
-    /// body, and a body within the cache's largest entry is stored when it completes (a larger
+    /// body, and a body within the cache's memory capacity is stored when it completes (a larger
     /// one is streamed on and not kept). On the libcurl transport the transport reads at most its
     /// receive window (1 MiB) ahead of the consumer; on URLSession's own protocol, which has no
     /// back-pressure, chunks wait in memory until consumed. Throws the head's validation error

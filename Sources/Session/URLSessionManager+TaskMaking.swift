@@ -76,7 +76,9 @@ extension URLSessionManager {
             // a task the cache answers without the network is the manager's own, which
             // URLSession never sees.
             let cached = curlTransport == nil ? configuration.responseCache.map {
-                TaskDelegate.cacheStep(for: prepared, key: CacheKey(prepared, socketPath: nil, identity: nil), kind: kind, streamsBody: handlers.bodyChannel != nil, limits: configuration.responseLimits, cache: $0)
+                TaskDelegate.cacheStep(
+                    for: prepared, key: CacheKey(prepared, socketPath: nil, identity: nil, route: nil), kind: kind,
+                    streamsBody: handlers.bodyChannel != nil, intercepted: false, limits: configuration.responseLimits, cache: $0)
             } : nil
             // The task's one record, which its delegate and a task of the manager's own share.
             var taskState = TaskDelegate.State(writer: writer, settings: TaskSettings(

@@ -9,14 +9,16 @@ import Foundation
 /// `"AFNC"`, version (u8, 2), flags (u8: 1 = written by a shared cache), the target, the number
 /// of responses (u32), each response (its URL, status (u16), HTTP version, request and response
 /// times (the bits of a `Double`, u64 each), flags (u8: 1 = stored with credentials), its own
-/// `Host` field, socket and certificate (each u8 0 for none, or u8 1 and the text), its
+/// `Host` field, socket, certificate and route (each u8 0 for none, or u8 1 and the text), its
 /// fields (u32 count, then name and value), its varying values (u32 count, then name, u8 1
 /// and the value, or u8 0 for a field the request did not have), its body (u64 length and
 /// bytes)), then FNV-1a 64 of everything before it (u64).
 ///
 /// The reader trusts nothing in a file: any length past the end, a count the bytes cannot
 /// hold, text that is not UTF-8, a field that is not a token with a value free of CR, LF and
-/// NUL, a name twice, a `Content-Length` other than the body's, another target's URL, a status
+/// NUL, a name twice, a `Content-Length` other than the body's, another target's URL, a `Host`
+/// that is not an authority, a socket path that is empty or holds NUL, a certificate or route
+/// that is not base64, a status
 /// outside 200-599, a version that is not `HTTP/` and a token, a time that is not finite, a
 /// byte left over, or a wrong checksum makes the whole file unreadable (`nil`), which the cache
 /// takes as a miss.
@@ -63,7 +65,7 @@ enum CacheFile {
             append(response.requestTime.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
             append(response.responseTime.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
             bytes.append(response.storedWithCredentials ? 1 : 0)
-            for text in [response.host, response.socketPath, response.identity] { append(optional: text, to: &bytes) }
+            for text in [response.host, response.socketPath, response.identity, response.route] { append(optional: text, to: &bytes) }
             append(UInt32(response.fields.count), to: &bytes)
             for (name, value) in response.fields.sorted(by: { $0.key < $1.key }) {
                 append(name, to: &bytes)
@@ -112,8 +114,11 @@ enum CacheFile {
               let httpVersion = reader.string(), isHTTPVersion(httpVersion),
               let requestTime = reader.time(), let responseTime = reader.time(),
               let flags = reader.u8(), flags <= 1,
-              let host = reader.optionalString(), let socketPath = reader.optionalString(), let identity = reader.optionalString(),
-              CacheKey(url: url, host: host, socketPath: socketPath, identity: identity).target == key,
+              let host = reader.optionalString(), host.map(CacheKey.isAuthority) ?? true,
+              let socketPath = reader.optionalString(), socketPath.map({ !$0.isEmpty && !$0.utf8.contains(0) }) ?? true,
+              let identity = reader.optionalString(), identity.map(isBase64) ?? true,
+              let route = reader.optionalString(), route.map(isBase64) ?? true,
+              CacheKey(url: url, host: host, socketPath: socketPath, identity: identity, route: route).target == key,
               let fieldCount = reader.u32() else { return nil }
         var fields: [String: String] = [:]
         var lowercasedNames: Set<String> = []
@@ -141,10 +146,16 @@ enum CacheFile {
         let response = CachedResponse(
             url: url, statusCode: Int(status), httpVersion: httpVersion, fields: fields, body: Data(body),
             requestTime: requestTime, responseTime: responseTime, varying: varying, storedWithCredentials: flags == 1,
-            host: host, socketPath: socketPath, identity: identity)
+            host: host, socketPath: socketPath, identity: identity, route: route)
         // The body is framed by its own length: a declared length that disagrees misleads.
         if let declared = response.value("Content-Length"), declared != String(body.count) { return nil }
         return response
+    }
+
+    /// Whether `text` is base64 (a digest's): letters, digits, `+`, `/` and `=`.
+    private static func isBase64(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+            || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "=") }
     }
 
     /// Whether `text` is `HTTP/` and a version made of token bytes (`HTTP/1.1`, `HTTP/2`).

@@ -44,11 +44,18 @@ enum CacheRules {
     // MARK: Which requests and responses
 
     /// Whether `request` takes part in caching at all: a GET (methods are case-sensitive)
-    /// without a body (a search API's query: its result is the body's, which no key holds) and
-    /// without validators or a range of the caller's own.
+    /// without a body (a search API's query: its result is the body's, which no key holds),
+    /// without credentials in its URL (a user and password: one user's, which no key may
+    /// hold), and without validators or a range of the caller's own.
     static func isCacheable(_ request: URLRequest) -> Bool {
-        (request.httpMethod ?? "GET") == "GET" && request.httpBodyStream == nil && (request.httpBody?.isEmpty ?? true)
+        isBodilessGet(request) && request.url?.user == nil && request.url?.password == nil
             && callerConditionalFields.allSatisfy { request.value(forHTTPHeaderField: $0) == nil }
+    }
+
+    /// Whether `request` is a GET without a body: what the cache asked about must still be one
+    /// as it goes out (an interceptor may make it another method, or give it a body).
+    static func isBodilessGet(_ request: URLRequest) -> Bool {
+        (request.httpMethod ?? "GET") == "GET" && request.httpBodyStream == nil && (request.httpBody?.isEmpty ?? true)
     }
 
     /// Whether `request` carries a user's credentials: `Authorization`, or `Cookie` (a shared
@@ -97,12 +104,11 @@ enum CacheRules {
         return result
     }
 
-    /// Whether `request`, going out as `key` says, is one `entry` answers: through the same
-    /// socket with the same client certificate, and the same values of the fields its `Vary`
-    /// names.
+    /// Whether `request`, going out as `key` says, is one `entry` answers: the same URL and
+    /// `Host`, through the same socket and route with the same client certificate, and the
+    /// same values of the fields its `Vary` names.
     static func matches(_ entry: CachedResponse, _ request: URLRequest, key: CacheKey) -> Bool {
-        entry.socketPath == key.socketPath && entry.identity == key.identity
-            && entry.varying.allSatisfy { name, value in normalized(request.value(forHTTPHeaderField: name)) == value }
+        entry.key == key && entry.varying.allSatisfy { name, value in normalized(request.value(forHTTPHeaderField: name)) == value }
     }
 
     /// A field's value as `Vary` compares it: without the whitespace around it.
@@ -290,18 +296,22 @@ enum CacheRules {
     /// its response of `status` with `fields` answered it at `answered` (after redirects): the
     /// request's own target (`key`), which a redirect's status did not fail, and the target that
     /// answered with its `Location` and `Content-Location` when they are of the answering
-    /// origin; none for a safe method or an error.
+    /// origin (the authority the server was asked for: the request's `Host` where it was sent
+    /// with it); none for a safe method or an error. Targets are compared normalized
+    /// (`CacheKey.target`).
     static func invalidatedTargets(method: String, key: CacheKey, answered: URL, status: Int, fields: [String: String]) -> [String] {
         guard !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method), (200..<400).contains(status),
               let requested = URL(string: key.url) else { return [] }
         // The request's `Host` field names the target only at the origin it was sent to.
         let sameOrigin = RedirectPolicy.origin(of: answered) == RedirectPolicy.origin(of: requested)
-        let answeringKey = CacheKey(url: answered, host: sameOrigin ? key.host : nil, socketPath: nil, identity: nil)
-        var targets = [key.target, answeringKey.target]
-        for name in ["Location", "Content-Location"] {
-            guard let value = CachedResponse.value(name, in: fields), let location = URL(string: value, relativeTo: answered)?.absoluteURL,
-                  RedirectPolicy.origin(of: location) == RedirectPolicy.origin(of: answered) else { continue }
-            targets.append(CacheKey(url: location, host: answeringKey.host, socketPath: nil, identity: nil).target)
+        let answeringTarget = CacheKey(url: answered, host: sameOrigin ? key.host : nil).target
+        var targets = [key.target, answeringTarget]
+        if let base = URL(string: answeringTarget) {
+            for name in ["Location", "Content-Location"] {
+                guard let value = CachedResponse.value(name, in: fields), let location = URL(string: value, relativeTo: base)?.absoluteURL,
+                      RedirectPolicy.origin(of: location) == RedirectPolicy.origin(of: base) else { continue }
+                targets.append(CacheKey.target(of: location))
+            }
         }
         var seen: Set<String> = []
         return targets.filter { seen.insert($0).inserted }

@@ -25,15 +25,17 @@ struct CachedResponse: Sendable, Equatable {
     /// Basic answer or an interceptor's): a shared cache then hands it to another request only
     /// under RFC 9111's own rules, whatever the cache policy.
     var storedWithCredentials = false
-    /// The request's own `Host` field, the Unix socket and the client certificate it went
-    /// through, as its key has them (`CacheKey`): `nil` for none.
+    /// The request's own `Host` field, the Unix socket, the client certificate and the route
+    /// (security policy and proxy) it went through, as its key has them (`CacheKey`): `nil`
+    /// for none.
     var host: String?
     var socketPath: String?
     var identity: String?
+    var route: String?
 
     /// What the cache finds it by, and which requests it may answer besides `Vary`'s.
     var key: CacheKey {
-        CacheKey(url: url, host: host, socketPath: socketPath, identity: identity)
+        CacheKey(url: url, host: host, socketPath: socketPath, identity: identity, route: route)
     }
 
     /// The value of the field `name`, in any case; `nil` when absent.
@@ -61,7 +63,7 @@ struct CachedResponse: Sendable, Equatable {
     /// URLs are counted as what they take. The URL counts three times: the entry's, and the
     /// target naming it in the cache's table and in its recency order.
     var cost: Int {
-        let texts = 3 * url.absoluteString.utf8.count + [httpVersion, host ?? "", socketPath ?? "", identity ?? ""].reduce(0) { $0 + $1.utf8.count }
+        let texts = 3 * url.absoluteString.utf8.count + [httpVersion, host ?? "", socketPath ?? "", identity ?? "", route ?? ""].reduce(0) { $0 + $1.utf8.count }
         let varyingBytes = varying.reduce(0) { $0 + $1.key.utf8.count + ($1.value?.utf8.count ?? 0) }
         return Self.overhead + body.count + texts + varyingBytes + fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
     }

@@ -16,11 +16,11 @@ import FoundationNetworking
 /// service calling an API for many users needs: no `private` response, no response to a
 /// request with `Authorization` unless the response allows it (`public`, `s-maxage`,
 /// `must-revalidate`), and no response that sets cookies. Responses are kept by the request as
-/// it goes out (`CacheKey`: its target with its own `Host`, its socket and client certificate;
+/// it goes out (`CacheKey`: its URL and own `Host`, its socket, client certificate and route;
 /// `Vary` against the request as sent), and managers made with one configuration's `URLCache`
 /// share one cache. Never stored: responses to other methods than GET, to a GET with a body,
 /// to requests with their own validators or ranges, `no-store`, `Vary: *`, partial bodies,
-/// downloads, and streamed bodies larger than the cache's largest entry. Least recently used
+/// downloads, and streamed bodies larger than the cache's memory capacity. Least recently used
 /// responses go first when a capacity is reached; a response larger than a capacity is not
 /// kept there.
 ///
@@ -32,15 +32,15 @@ import FoundationNetworking
 /// (`waitForDiskWrites`).
 public final class ResponseCache: Sendable {
     private struct State {
-        /// The responses stored under each target (`CacheKey.target`), one per socket, client
-        /// certificate and set of varying values.
+        /// The responses stored under each target (`CacheKey.target`), one per key and set of
+        /// varying values.
         var entries: [String: [CachedResponse]] = [:]
         /// When each key was last used, for eviction.
         var lastUse: [String: UInt64] = [:]
         var clock: UInt64 = 0
         var usage = 0
-        /// The targets whose stale responses are being validated in the background.
-        var revalidating: Set<String> = []
+        /// The keys whose stale responses are being validated in the background.
+        var revalidating: Set<CacheKey> = []
         /// How many invalidations there were: what was read from disk meanwhile is stale.
         var invalidations: UInt64 = 0
     }
@@ -91,12 +91,6 @@ public final class ResponseCache: Sendable {
     /// The bytes the cache keeps in memory now, counted as `memoryCapacity` counts them.
     public var currentMemoryUsage: Int {
         state.withLock { $0.usage }
-    }
-
-    /// The largest response the cache may keep, in memory or on disk (`CachedResponse.cost`):
-    /// a task keeps a streamed body for it no further.
-    var largestEntry: Int {
-        max(memoryCapacity, diskCapacity)
     }
 
     /// The bytes the cache's files take on disk now.
@@ -156,8 +150,8 @@ public final class ResponseCache: Sendable {
         return current ? contents.responses.last { CacheRules.matches($0, request, key: requestKey) } : nil
     }
 
-    /// Keeps `entry` in place of a response stored with the same socket, certificate and varying
-    /// values, in memory and on disk.
+    /// Keeps `entry` in place of a response stored with the same key and varying values, in
+    /// memory and on disk.
     func store(_ entry: CachedResponse) {
         state.withLock { state in
             Self.keep(entry, in: &state, capacity: memoryCapacity)
@@ -195,15 +189,15 @@ public final class ResponseCache: Sendable {
         }
     }
 
-    /// Whether a background validation of the stored response of `target` (`CacheKey.target`)
+    /// Whether a background validation of the stored response of a request going out as `key`
     /// should start: `false` while one runs (`endRevalidation`).
-    func beginsRevalidation(of target: String) -> Bool {
-        state.withLock { $0.revalidating.insert(target).inserted }
+    func beginsRevalidation(of key: CacheKey) -> Bool {
+        state.withLock { $0.revalidating.insert(key).inserted }
     }
 
-    /// The background validation of `target`'s stored response ended.
-    func endRevalidation(of target: String) {
-        state.withLock { _ = $0.revalidating.remove(target) }
+    /// The background validation of `key`'s stored response ended.
+    func endRevalidation(of key: CacheKey) {
+        state.withLock { _ = $0.revalidating.remove(key) }
     }
 
     /// Forgets the responses stored under `targets` (`CacheKey.target`), through any socket
@@ -219,10 +213,10 @@ public final class ResponseCache: Sendable {
         }
     }
 
-    /// Whether `one` and `other` answer the same requests: the same socket, certificate and
-    /// varying values, so that one replaces the other.
+    /// Whether `one` and `other` answer the same requests: the same key and varying values, so
+    /// that one replaces the other.
     private static func sameVariant(_ one: CachedResponse, _ other: CachedResponse) -> Bool {
-        one.varying == other.varying && one.socketPath == other.socketPath && one.identity == other.identity
+        one.key == other.key && one.varying == other.varying
     }
 
     private static func remove(_ key: String, from state: inout State) {

@@ -27,6 +27,9 @@ package final class CurlTransport: @unchecked Sendable {
     let receiveWindowLimit: Int
     /// How every transfer connects (socket, connect timeout, client identity).
     package let connection: ConnectionSettings
+    /// What its connections are checked and routed by beyond their URL (`RouteFingerprint`):
+    /// `nil` for the system's trust and the automatic proxy.
+    package let routeFingerprint: String?
     /// The proxy of each request, resolved when the transport was made.
     let proxyRoutes: ProxyRoutes
     /// Answers every hop in place of libcurl, when the manager is stubbed.
@@ -77,6 +80,7 @@ package final class CurlTransport: @unchecked Sendable {
         settings = CurlSessionSettings(configuration, cookieJar: cookieJar)
         self.receiveWindowLimit = receiveWindowLimit
         self.connection = connection
+        routeFingerprint = RouteFingerprint.of(policy: policy, proxy: connection.proxy)
         self.stub = stub
         clock = stub?.clock ?? SystemClock.shared
         proxyRoutes = ProxyRoutes.resolve(

@@ -41,11 +41,11 @@ final class CacheFileTests: XCTestCase {
         let expected = hex(
             "41464e4302010000001c68747470733a2f2f6170692e6578616d706c652e636f6d2f6974656d000000010000001c68747470733a2f2f"
                 + "6170692e6578616d706c652e636f6d2f6974656d00c800000008485454502f312e31408f400000000000408f4c0000000000"
-                // flags, then no Host field, socket or certificate of its own
-                + "00" + "000000"
+                // flags, then no Host field, socket, certificate or route of its own
+                + "00" + "00000000"
                 + "00000002"
                 + "0000000d43616368652d436f6e74726f6c0000000a6d61782d6167653d36300000000445546167000000042276312200000000000000"
-                + "000000000568656c6c6f" + "b5ebf251f871db0f")
+                + "000000000568656c6c6f" + "7f84ee1fd34caffb")
         XCTAssertEqual(file([response()]), expected)
     }
 
@@ -85,7 +85,7 @@ final class CacheFileTests: XCTestCase {
 
     func testAResponsesHostSocketAndCertificateAreReadBack() {
         var stored = response()
-        (stored.host, stored.socketPath, stored.identity) = ("tenant-a.example", "/run/api.sock", "pin")
+        (stored.host, stored.socketPath, stored.identity, stored.route) = ("tenant-a.example", "/run/api.sock", "cGlu", "cm91dGU=")
         let target = stored.key.target
         let bytes = CacheFile.encode(CacheFile.Contents(key: target, writtenShared: true, responses: [stored]))
         XCTAssertEqual(CacheFile.decode(bytes), CacheFile.Contents(key: target, writtenShared: true, responses: [stored]))

@@ -16,36 +16,58 @@ final class CacheKeyTests: XCTestCase {
         return request
     }
 
-    func testTheTargetIsTheURLWithTheAuthorityOfTheRequestsOwnHost() {
-        let rows: [(url: String, host: String?, target: String)] = [
+    func testTheTargetIsTheURLWithTheAuthorityOfTheRequestsOwnHostNormalized() {
+        let rows: [(url: String, host: String?, target: String?)] = [
             ("https://api.example.com/a?b=1#top", nil, "https://api.example.com/a?b=1"),
             ("http://127.0.0.1:8080/name", nil, "http://127.0.0.1:8080/name"),
             ("http://127.0.0.1:8080/name", "tenant-a.example", "http://tenant-a.example/name"),
             ("http://127.0.0.1:8080/name?x=%20", "Tenant-B.Example:8443", "http://tenant-b.example:8443/name?x=%20"),
             ("https://api.example.com/a", "API.example.com", "https://api.example.com/a"),
-            ("https://api.example.com:443/a", "api.example.com", "https://api.example.com:443/a"),
+            ("HTTPS://API.Example.com:443/a", nil, "https://api.example.com/a"),
+            ("http://h:80/a", nil, "http://h/a"),
+            ("http://[::1]:8080/a", nil, "http://[::1]:8080/a"),
+            ("http://localhost:8080/a", "[::1]:8080", "http://[::1]:8080/a"),
             ("http://localhost:8080/a", "localhost:8080", "http://localhost:8080/a"),
-            ("http://localhost:8080/a", " ", "http://localhost:8080/a"),
+            // A Host that is not an authority would name another target: no key, not cached.
+            ("http://127.0.0.1:8080/name", "victim.invalid/admin", nil),
+            ("http://127.0.0.1:8080/name", "victim.invalid?x", nil),
+            ("http://127.0.0.1:8080/name", "alice@victim.invalid", nil),
+            ("http://127.0.0.1:8080/name", "victim.invalid#x", nil),
+            ("http://127.0.0.1:8080/name", "victim invalid", nil),
+            ("http://127.0.0.1:8080/name", "victim.invalid:80a", nil),
+            ("http://127.0.0.1:8080/name", "[::1", nil),
+            ("http://127.0.0.1:8080/name", " ", nil),
         ]
         for row in rows {
             let fields = row.host.map { ["Host": $0] } ?? [:]
-            XCTAssertEqual(CacheKey(request(row.url, fields), socketPath: nil, identity: nil)?.target, row.target, "\(row)")
+            XCTAssertEqual(CacheKey(request(row.url, fields), socketPath: nil, identity: nil, route: nil)?.target, row.target, "\(row)")
         }
     }
 
     func testTwoHostsOfOneURLHaveTwoTargets() {
-        let a = CacheKey(request("http://127.0.0.1:8080/name", ["Host": "tenant-a.example"]), socketPath: nil, identity: nil)
-        let b = CacheKey(request("http://127.0.0.1:8080/name", ["Host": "tenant-b.example"]), socketPath: nil, identity: nil)
+        let a = CacheKey(request("http://127.0.0.1:8080/name", ["Host": "tenant-a.example"]), socketPath: nil, identity: nil, route: nil)
+        let b = CacheKey(request("http://127.0.0.1:8080/name", ["Host": "tenant-b.example"]), socketPath: nil, identity: nil, route: nil)
         XCTAssertNotEqual(a?.target, b?.target)
     }
 
-    func testTheSocketAndTheCertificateAreInTheKeyButNotInTheTarget() {
-        let tcp = CacheKey(url: URL(string: "http://localhost:8080/name")!, host: nil, socketPath: nil, identity: nil)
-        let socket = CacheKey(url: URL(string: "http://localhost:8080/name")!, host: nil, socketPath: "/run/d.sock", identity: nil)
-        let certificate = CacheKey(url: URL(string: "http://localhost:8080/name")!, host: nil, socketPath: nil, identity: "pin")
-        XCTAssertNotEqual(tcp, socket)
-        XCTAssertNotEqual(tcp, certificate)
-        XCTAssertEqual(Set([tcp.target, socket.target, certificate.target]).count, 1, "invalidated together")
+    func testOneHostAtTwoAddressesHasOneTargetAndTwoKeys() {
+        // A staging server must never answer for production because both were asked as `api.example`.
+        let production = CacheKey(request("http://10.0.0.1:8080/a", ["Host": "api.example"]), socketPath: nil, identity: nil, route: nil)
+        let staging = CacheKey(request("http://10.0.0.2:8080/a", ["Host": "api.example"]), socketPath: nil, identity: nil, route: nil)
+        XCTAssertEqual(production?.target, staging?.target)
+        XCTAssertNotEqual(production, staging)
+    }
+
+    func testTheSocketTheCertificateAndTheRouteAreInTheKeyButNotInTheTarget() {
+        let url = URL(string: "http://localhost:8080/name")!
+        let keys = [
+            CacheKey(url: url, host: nil),
+            CacheKey(url: url, host: nil, socketPath: "/run/d.sock"),
+            CacheKey(url: url, host: nil, identity: "pin"),
+            CacheKey(url: url, host: nil, route: "route"),
+        ]
+        XCTAssertEqual(Set(keys).count, 4)
+        XCTAssertEqual(Set(keys.map(\.target)).count, 1, "invalidated together")
     }
 
     func testWhichRequestsTakePartInCaching() {
@@ -57,6 +79,8 @@ final class CacheKeyTests: XCTestCase {
             (request("https://a.example/x", body: Data()), true),
             (request("https://a.example/x", ["If-None-Match": "\"a\""]), false),
             (request("https://a.example/x", ["Range": "bytes=0-1"]), false),
+            (request("https://alice:secret@a.example/x"), false),  // a user's credentials in the URL
+            (request("https://alice@a.example/x"), false),
         ]
         for (index, row) in rows.enumerated() {
             XCTAssertEqual(CacheRules.isCacheable(row.request), row.cacheable, "row \(index)")
@@ -65,7 +89,7 @@ final class CacheKeyTests: XCTestCase {
 
     func testEveryCredentialThatWentOutMakesTheRequestOneUsers() {
         let url = "https://a.example/x"
-        let plain = CacheKey(url: URL(string: url)!, host: nil, socketPath: nil, identity: nil)
+        let plain = CacheKey(url: URL(string: url)!, host: nil, socketPath: nil, identity: nil, route: nil)
         let certified = CacheKey(url: URL(string: url)!, host: nil, socketPath: nil, identity: "pin")
         let rows: [(sent: URLRequest, key: CacheKey, challenge: Bool, credentialed: Bool)] = [
             (request(url), plain, false, false),
