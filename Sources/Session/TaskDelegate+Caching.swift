@@ -147,9 +147,10 @@ extension TaskDelegate {
         case .answer(let entry, let revalidates):
             // Its age when it answers: a task of URLSession's own protocol answers when resumed.
             let age = cache.map { CacheRules.currentAge(of: entry, now: $0.now()) }
+            // Read before the answer, which may complete the task (and let go of its settings) at once.
+            let (settings, request) = (settings, requestForCache)
             onEventQueue { self.answer(with: entry, age: age) }
-            let settings = settings
-            if revalidates, let cache, let manager, let request = requestForCache,
+            if revalidates, let cache, let manager, let request,
                let key = cacheKey(of: request, settings: settings), cache.beginsRevalidation(of: key) {
                 // With the task's own client certificate: the validation asks for the response this task was answered with.
                 manager.revalidate(request, key: key, credential: credential, clientIdentity: settings.clientIdentity, in: cache)
