@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the documentation and fails on anything wrong with it: compiles every listing of the
 # catalogs (the DocumentationSnippets test target; scripts/test.sh runs it) and checks each
-# listing is a region of those files, extracts the symbol graphs and fails unless every public
+# listing is a region of those files, checks the pictures are what scripts/docs-images.py draws
+# from BENCHMARKS.md, extracts the symbol graphs and fails unless every public
 # symbol has a doc comment, converts the two catalogs with the toolchain's `docc` (warnings, such
 # as a broken symbol link, are errors) and merges them into one static site (default
 # .build/docs/site, or the first argument). Serve it with
@@ -20,6 +21,7 @@ rm -rf "$work/graphs-raw" "$work/graphs" "$work/archives" "$site"
 mkdir -p "$work/graphs-raw" "$work/archives"
 
 python3 scripts/docs.py snippets
+python3 scripts/docs-images.py --check
 swift build --target DocumentationSnippets
 
 # The modules as built, read back: swift-symbolgraph-extract needs the C bridges' module maps.
