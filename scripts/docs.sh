@@ -63,4 +63,5 @@ done
 if [ "${AFN_DOCS_BROWSER_CHECK:-0}" = 1 ]; then
     bash scripts/docs-browser-check.sh "$site"
 fi
-echo "docs: site in $site ($(find "$site" -name index.html | wc -l) pages), built in $((SECONDS - started)) s"
+echo "docs: site in $site ($(find "$site" -name index.html | wc -l) pages), built in $((SECONDS - started)) s;" \
+    "read it offline: python3 -m http.server -d $site 8000, then http://127.0.0.1:8000/documentation/afnetworking"
