@@ -43,6 +43,9 @@ let package = Package(
         .testTarget(name: "SecurityTests", dependencies: ["AFSecurity", "TestSupport"], path: "Tests/SecurityTests", exclude: ["Fixtures"]),
         .testTarget(name: "ReachabilityTests", dependencies: ["AFReachability", "AFLocking"], path: "Tests/ReachabilityTests"),
         .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFTransport", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport"], path: "Tests/SessionTests"),
+        // The documentation's listings (Sources/AFNetworking/AFNetworking.docc), compiled, and run
+        // where they need only the testing product; `scripts/docs.sh` checks each listing against them.
+        .testTarget(name: "DocumentationSnippets", dependencies: ["AFNetworking", "AFNetworkingTesting"], path: "Documentation/Snippets"),
         .testTarget(name: "TransportTests", dependencies: ["AFTransport", "AFSession", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport", "transport-exit-probe"], path: "Tests/TransportTests"),
     ]
 )

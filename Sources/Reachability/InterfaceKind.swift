@@ -2,9 +2,13 @@ import Foundation
 
 /// What kind of link carries a route.
 public enum InterfaceKind: String, Sendable {
+    /// Wi-Fi: the interface has a `wireless` or `phy80211` entry in sysfs, or `DEVTYPE=wlan`.
     case wifi
+    /// Cellular: `DEVTYPE=wwan` or `ppp`, or a `wwan*`, `rmnet*` or `ppp*` name.
     case cellular
+    /// A physical interface that is neither Wi-Fi nor cellular, such as Ethernet.
     case wired
+    /// The loopback interface (`lo`).
     case loopback
     /// Bridges, tunnels, virtual pairs and anything else.
     case other

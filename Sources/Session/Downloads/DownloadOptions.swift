@@ -1,5 +1,6 @@
 /// How a finished download is put at its destination.
 public struct DownloadOptions: OptionSet, Sendable {
+    /// The options' bits, as `OptionSet` requires.
     public let rawValue: Int
 
     /// An options value from its raw bits.
