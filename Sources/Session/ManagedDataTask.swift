@@ -14,6 +14,15 @@ import FoundationNetworking
 /// `TaskRun` decides what each `resume`, `suspend` and `cancel` does. The base
 /// class's own `resume`, `suspend` and `cancel` never run: they reach URLSession's protocol
 /// machinery, and trap without a session.
+///
+/// Each action on the transfer (start, suspend, resume, cancel) is handed to its transport's
+/// serial queue inside the critical section of the transition that decided it
+/// (`CurlTransport.start`, `setSuspended` and `cancel` only enqueue, never wait), so the
+/// transport carries the actions out in the order of the transitions. Were they handed over
+/// after the lock, a `suspend` and a `resume` from two threads could reach the transfer the
+/// other way round: the task showing `.running` with its transfer suspended, out of reach of
+/// any later `resume` (which does nothing to a running task). Only the making of the
+/// transfer is outside the lock, as it takes the lock itself.
 final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     // @unchecked: every mutable field is in `record` (a `Locked`); the others are constants.
 
@@ -57,16 +66,22 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
 
     /// Starts the transfer the first time; afterwards resumes reading a suspended one.
     override func resume() {
-        switch record.withLock({ $0.run.resume() }) {
-        case .nothing:
-            return
-        case .resumeReading(let transfer):
-            transfer.transport.setSuspended(false, transfer)
-        case .start(let delegate):
-            guard let made = delegate.makeTransfer() else { return }
+        let starter: TaskDelegate? = record.withLock { state in
+            switch state.run.resume() {
+            case .nothing:
+                return nil
+            case .resumeReading(let transfer):
+                transfer.transport.setSuspended(false, transfer)
+                return nil
+            case .start(let delegate):
+                return delegate
+            }
+        }
+        guard let made = starter?.makeTransfer() else { return }
+        record.withLock { state in
             // Suspended meanwhile: started suspended. Cancelled meanwhile: the cancel found no
             // transfer and completed the task itself.
-            guard case .start(let suspended) = record.withLock({ $0.run.made(made) }) else { return }
+            guard case .start(let suspended) = state.run.made(made) else { return }
             made.transport.start(made)
             if suspended { made.transport.setSuspended(true, made) }
         }
@@ -75,22 +90,28 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     /// Stops reading the response's body until `resume()` (the request and the response's head
     /// go on; suspending twice needs one `resume()`).
     override func suspend() {
-        record.withLock { $0.run.suspend() }.map { $0.transport.setSuspended(true, $0) }
+        record.withLock { state in
+            state.run.suspend().map { $0.transport.setSuspended(true, $0) }
+        }
     }
 
     /// Stops the transfer; the task completes with `URLError.cancelled`, unless it completed first.
     override func cancel() {
-        switch record.withLock({ $0.run.cancel() }) {
-        case .nothing:
-            return
-        case .cancelTransfer(let transfer):
-            transfer.transport.cancel(transfer, with: cancellation)
-        case .complete(let delegate):
-            // No transfer runs that could end it: it completes where its events happen, as
-            // every task of the manager's own does, never on the caller's thread.
-            let error = cancellation
-            delegate.onEventQueue { delegate.transferDidComplete(with: error) }
+        let error = cancellation
+        let starter: TaskDelegate? = record.withLock { state in
+            switch state.run.cancel() {
+            case .nothing:
+                return nil
+            case .cancelTransfer(let transfer):
+                transfer.transport.cancel(transfer, with: error)
+                return nil
+            case .complete(let delegate):
+                return delegate
+            }
         }
+        // No transfer runs that could end it: it completes where its events happen, as every
+        // task of the manager's own does, never on the caller's thread.
+        if let starter { starter.onEventQueue { starter.transferDidComplete(with: error) } }
     }
 
     /// The error of a cancelled task, `URLError.cancelled` with its URL.

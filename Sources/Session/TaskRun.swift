@@ -5,7 +5,8 @@ import FoundationNetworking
 
 /// The lifecycle of a task the manager runs itself (`ManagedDataTask`), as its callers see it:
 /// suspended until resumed, running (or suspended again), cancelling, completed. Each event
-/// returns what the task does next; the task carries it out outside its record's lock. A value
+/// returns what the task does next; the task hands it to its transfer's transport under its
+/// record's lock, so that the transport gets the actions in the order of the events. A value
 /// in the task's record (`TaskDelegate.State`), generic over what starts the task (its
 /// delegate) and what carries it (its transfer), so that it is tested without either.
 struct TaskRun<Starter: AnyObject, Transfer: AnyObject> {

@@ -56,15 +56,18 @@ struct ResponseEnd: Equatable {
     }
 
     /// The framing of a final response with status `status` and the `Transfer-Encoding` and
-    /// `Content-Length` values `transferEncoding` and `contentLength` (already checked by
-    /// `ResponseFraming`), to a request whose method is HEAD when `isHead`.
-    static func framing(status: Int, isHead: Bool, transferEncoding: String?, contentLength: String?) -> Framing {
+    /// `Content-Length` values `transferEncoding` and `contentLength` (every line's, joined), to
+    /// a request whose method is HEAD when `isHead`. The length is read by `ContentLength`, the
+    /// rule `ResponseFraming` checked the head by: `5, 5` is 5, as libcurl frames it. A length
+    /// that rule refuses is thrown rather than taken for a body delimited by the close, which
+    /// would keep a response whose connection stays open waiting for the idle timeout.
+    static func framing(status: Int, isHead: Bool, transferEncoding: String?, contentLength: String?) throws(ResponseFramingError) -> Framing {
         if isHead || status == 204 || status == 304 || (100..<200).contains(status) { return .empty }
         if let transferEncoding {
             return lastCodingIsChunked(transferEncoding) ? .chunked : .untilClose
         }
-        guard let contentLength, let length = decimal(contentLength) else { return .untilClose }
-        return .length(length)
+        guard let contentLength else { return .untilClose }
+        return .length(try ContentLength.length(of: contentLength).get())
     }
 
     /// Whether the last transfer coding listed is `chunked` (ASCII, any case).
@@ -74,21 +77,6 @@ struct ResponseEnd: Equatable {
         let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
         let coding = bytes[start...].drop(while: isSpace).reversed().drop(while: isSpace).reversed()
         return coding.count == 7 && zip(coding, "chunked".utf8).allSatisfy { ($0 | 0x20) == $1 }
-    }
-
-    /// A `Content-Length` of decimal digits only, within `Int64`.
-    private static func decimal(_ value: String) -> Int64? {
-        var result: Int64 = 0
-        var digits = 0
-        for byte in value.utf8 where !(byte == 0x20 || byte == 0x09) {
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            let (times, overflow) = result.multipliedReportingOverflow(by: 10)
-            let (sum, overflowAgain) = times.addingReportingOverflow(Int64(byte - 0x30))
-            guard !overflow, !overflowAgain else { return nil }
-            result = sum
-            digits += 1
-        }
-        return digits > 0 ? result : nil
     }
 
     /// The server closed the connection: a body delimited by the close has ended.

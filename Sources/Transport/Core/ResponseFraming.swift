@@ -110,17 +110,13 @@ enum ResponseFraming {
             let name = UnsafeBufferPointer(rebasing: bytes[..<colon])
             let value = ResponseFraming.trimmed(bytes, from: colon + 1)
             if HTTPToken.equalIgnoringASCIICase(name, "content-length".utf8) {
-                var fault: ResponseFramingError?
-                ResponseFraming.forEachElement(of: bytes, in: value) { element in
-                    guard fault == nil else { return }
-                    guard let parsed = ResponseFraming.decimal(bytes, element) else {
-                        fault = .invalidContentLength(String(decoding: UnsafeBufferPointer(rebasing: bytes[element]), as: UTF8.self))
-                        return
-                    }
-                    if let length, length != parsed { fault = .conflictingContentLengths("\(length), \(parsed)") }
-                    length = parsed
+                switch ContentLength.length(of: UnsafeBufferPointer(rebasing: bytes[value]), after: length) {
+                case .success(let declared):
+                    length = declared
+                    return nil
+                case .failure(let fault):
+                    return fault
                 }
-                return fault
             } else if HTTPToken.equalIgnoringASCIICase(name, "transfer-encoding".utf8) {
                 hasTransferEncoding = true
                 ResponseFraming.forEachElement(of: bytes, in: value) { element in
@@ -158,20 +154,5 @@ enum ResponseFraming {
             start = index + 1
         }
         body(trimmed(bytes, from: start, to: range.upperBound))
-    }
-
-    /// The decimal number in `range`: digits only, within Int64; `nil` otherwise.
-    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int64? {
-        guard !range.isEmpty else { return nil }
-        var value: Int64 = 0
-        for index in range {
-            let digit = bytes[index]
-            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
-            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
-            guard !overflow, !carry else { return nil }
-            value = sum
-        }
-        return value
     }
 }

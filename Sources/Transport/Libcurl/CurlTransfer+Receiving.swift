@@ -99,7 +99,7 @@ extension CurlTransfer {
                 exceeded(limit.limit)
                 return false
             }
-            followResponseEnd(of: response)
+            guard followResponseEnd(of: response) else { return false }
         } else {
             hop.response = response
             if let limit = options.limits.sizeLimit(isDownload: options.isDownload), response.expectedContentLength > limit.bytes {
@@ -107,7 +107,7 @@ extension CurlTransfer {
                 return false
             }
             if machine.receivedFinalResponse(response, isError: response.statusCode >= 400) { deliver(response) }
-            followResponseEnd(of: response)
+            guard followResponseEnd(of: response) else { return false }
         }
         return true
     }

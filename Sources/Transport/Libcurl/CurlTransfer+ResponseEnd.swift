@@ -25,14 +25,25 @@ extension CurlTransfer {
     }
 
     /// The final response's head arrived: its end is followed when the hop watches for it.
-    func followResponseEnd(of response: HTTPURLResponse) {
-        guard case .stream = body else { return }
-        let end = ResponseEnd(framing: ResponseEnd.framing(
-            status: response.statusCode, isHead: request.httpMethod?.uppercased() == "HEAD",
-            transferEncoding: response.value(forHTTPHeaderField: "Transfer-Encoding"),
-            contentLength: response.value(forHTTPHeaderField: "Content-Length")))
+    /// Returns `false` when the transfer must stop: a framing that cannot be followed fails the
+    /// task with its fault (a `Content-Length` folded onto a second line, which
+    /// `ResponseFraming` reads line by line), where waiting would end only at the idle timeout.
+    func followResponseEnd(of response: HTTPURLResponse) -> Bool {
+        guard case .stream = body else { return true }
+        let framing: ResponseEnd.Framing
+        do {
+            framing = try ResponseEnd.framing(
+                status: response.statusCode, isHead: request.httpMethod?.uppercased() == "HEAD",
+                transferEncoding: response.value(forHTTPHeaderField: "Transfer-Encoding"),
+                contentLength: response.value(forHTTPHeaderField: "Content-Length"))
+        } catch {
+            hop.framingFault = error
+            return false
+        }
+        let end = ResponseEnd(framing: framing)
         hop.responseEnd = end
         if end.isComplete { transport.responseEnded(self) }
+        return true
     }
 
     static let debugCallback: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?) -> Int32 = {

@@ -140,7 +140,9 @@ package final class CurlTransport: @unchecked Sendable {
         async { transfer.cancel(with: error) }
     }
 
-    /// Suspends or resumes reading the response of `transfer` for its task; from any thread.
+    /// Suspends or resumes reading the response of `transfer` for its task; from any thread,
+    /// without waiting (a task calls it, as `start` and `cancel`, under its record's lock, so
+    /// that its actions reach the queue in the order it decided them).
     package func setSuspended(_ suspended: Bool, _ transfer: CurlTransfer) {
         async { suspended ? transfer.suspend() : transfer.resumeAfterSuspension() }
     }

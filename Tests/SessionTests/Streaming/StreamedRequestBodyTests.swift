@@ -86,6 +86,16 @@ final class StreamedRequestBodyTests: XCTestCase {
         try await assertEarly413CompletesTheUpload("HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n\r\ntoo large")
     }
 
+    func testAFinalResponseWithARepeatedContentLengthBeforeTheBodyEndedCompletesTheUpload() async throws {
+        // The connection stays open: only the length, 5 by RFC 9110's rule as by libcurl's,
+        // tells where the response ends; read as no length, it ended at the idle timeout.
+        let url = try earlyReplyServer("HTTP/1.1 413 Content Too Large\r\nContent-Length: 5, 5\r\n\r\nlarge", closesAfterReply: false)
+        let (request, body, _) = stalledBody(url)
+        let response = try await manager().upload(body, for: request, serializer: HTTPResponseSerializer(acceptableStatusCodes: nil))
+        XCTAssertEqual(response.statusCode, 413)
+        XCTAssertEqual(response.value, Data("large".utf8))
+    }
+
     /// An upload whose body has produced nothing is answered `reply` (a 413 with the body "too
     /// large") by the server at once: the task completes with that response.
     private func assertEarly413CompletesTheUpload(_ reply: String, file: StaticString = #filePath, line: UInt = #line) async throws {
