@@ -607,4 +607,46 @@ final class ResponseCachingStubTests: XCTestCase {
         _ = try get(manager)
         XCTAssertEqual(stubs.requests.count, 2)
     }
+
+    // MARK: The key, on the stub
+
+    func testVarySeesTheAuthorizationAnInterceptorAddedOnTheStub() throws {
+        let stubs = StubTransport(baseURL: base)
+        for user in ["alice", "bob"] {
+            stubs.on("GET", "/item", headers: ["Authorization": "Bearer \(user)"])
+                .reply(reply("\(user)'s", ["Cache-Control": "public, max-age=600", "Vary": "Authorization"]))
+        }
+        let cache = ResponseCache()
+        let alice = makeManager(stubs: stubs, interceptor: HeaderInterceptor(name: "Authorization") { _ in "Bearer alice" })
+        alice.responseCache = cache
+        let bob = makeManager(stubs: stubs, interceptor: HeaderInterceptor(name: "Authorization") { _ in "Bearer bob" })
+        bob.responseCache = cache
+        XCTAssertEqual(try get(alice).text, "alice's")
+        XCTAssertEqual(try get(bob).text, "bob's")
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    func testEachHostFieldHasItsOwnResponsesOnTheStub() throws {
+        let stubs = StubTransport(baseURL: base)
+        for tenant in ["a", "b"] {
+            stubs.on("GET", "/item", headers: ["Host": "tenant-\(tenant).example"]).reply(reply("tenant \(tenant)", ["Cache-Control": "max-age=600"]))
+        }
+        let manager = manager(stubs)
+        XCTAssertEqual(try get(manager, fields: ["Host": "tenant-a.example"]).text, "tenant a")
+        XCTAssertEqual(try get(manager, fields: ["Host": "tenant-b.example"]).text, "tenant b")
+        XCTAssertEqual(try get(manager, fields: ["Host": "tenant-a.example"]).text, "tenant a")
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
+
+    func testAGetWithABodyIsNeitherAnsweredNorStoredOnTheStub() throws {
+        let stubs = StubTransport(baseURL: base)
+        stubs.on("GET", "/item").replies([reply("alice's result", ["Cache-Control": "public, max-age=600"]), reply("bob's result", [:])])
+        let manager = manager(stubs)
+        var search = URLRequest(url: itemURL)
+        search.httpBody = Data(#"{"user":"alice"}"#.utf8)
+        XCTAssertEqual(try run(search, on: manager).text, "alice's result")
+        search.httpBody = Data(#"{"user":"bob"}"#.utf8)
+        XCTAssertEqual(try run(search, on: manager).text, "bob's result")
+        XCTAssertEqual(stubs.requests.count, 2)
+    }
 }
