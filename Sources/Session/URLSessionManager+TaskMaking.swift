@@ -40,6 +40,8 @@ extension URLSessionManager {
     ) throws -> URLSessionTask {
         var configuration = configuration.withLock { $0 }
         if let cache { configuration.responseCache = cache }
+        // On the caller's thread and Swift task, outside the lock (`TaskInstrumentation`).
+        let observed = configuration.instrumentation?.observer(for: request).map(ObservedTask.init)
         return try creation.withLock { state in
             guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
             if let problem = additionalHeadersProblem ?? RequestValidation.problem(
@@ -111,7 +113,7 @@ extension URLSessionManager {
                 monitors: configuration.eventMonitors,
                 reportsBody: overridesState.withLock {
                     kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil
-                }, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil)
+                }, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil, observed: observed)
             if task is ManagedDataTask {
                 record.withLock { $0.run = TaskRun(request: prepared, starter: delegate) }
                 state.managedTasks.enter()
