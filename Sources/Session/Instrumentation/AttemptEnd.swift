@@ -62,6 +62,18 @@ extension AttemptEnd {
         return String(status)
     }
 
+    /// OpenTelemetry's `network.protocol.version` of `networkProtocolName`: `1.1` for
+    /// `http/1.1`, `2` for `h2`; `nil` when unknown.
+    public var networkProtocolVersion: String? {
+        switch networkProtocolName?.lowercased() {
+        case "http/1.0": "1.0"
+        case "http/1.1": "1.1"
+        case "h2": "2"
+        case "h3": "3"
+        default: nil
+        }
+    }
+
     /// A low-cardinality name for `error`, without any of its values (no URL, no reason text):
     /// `URLError.cannotConnectToHost` (the code's name, or `URLError(-1234)` for a code not
     /// named here), `SessionError.redirectRefused` (an enumeration's case), else the type's name.
