@@ -16,10 +16,13 @@ import FoundationNetworking
 /// Set it as the manager's `instrumentation` (or in an `InstrumentationList`). Needs the
 /// `Metrics` trait. Beyond AFNetworking.
 public struct MetricsInstrumentation: TaskInstrumentation {
-    /// The metric names, as OpenTelemetry's HTTP client conventions spell them.
+    /// The label of each attempt's duration (a `Timer`), as OpenTelemetry names it.
     public static let requestDuration = "http.client.request.duration"
+    /// The label of the attempts in flight (a `Meter`), as OpenTelemetry names it.
     public static let activeRequests = "http.client.active_requests"
+    /// The label of each attempt's request body size in bytes (a `Recorder`), as OpenTelemetry names it.
     public static let requestBodySize = "http.client.request.body.size"
+    /// The label of each attempt's response body size in bytes (a `Recorder`), as OpenTelemetry names it.
     public static let responseBodySize = "http.client.response.body.size"
 
     /// Where the metrics go. Default: `MetricsSystem.factory`, as bootstrapped when the

@@ -26,9 +26,10 @@ public struct AttemptEnd: Sendable {
     public var error: (any Error)?
     /// What comes next.
     public var next: Next
-    /// Request body bytes sent, and response body bytes received (as they arrived), when the
-    /// transport measured them; 0 otherwise.
+    /// Request body bytes sent, when the transport measured them; 0 otherwise.
     public var requestBodyBytes: Int64
+    /// Response body bytes received (as they arrived, before content decoding), when the
+    /// transport measured them; 0 otherwise.
     public var responseBodyBytes: Int64
     /// The protocol as ALPN names it (`http/1.1`, `h2`), when a response arrived.
     public var networkProtocolName: String?
