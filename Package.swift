@@ -8,6 +8,7 @@ import PackageDescription
 let logging: TargetDependencyCondition? = .when(traits: ["Logging"])
 let metrics: TargetDependencyCondition? = .when(traits: ["Metrics"])
 let tracing: TargetDependencyCondition? = .when(traits: ["Tracing"])
+let openAPI: TargetDependencyCondition? = .when(traits: ["OpenAPI"])
 
 let package = Package(
     name: "AFNetworking",
@@ -17,17 +18,21 @@ let package = Package(
         .library(name: "AFNetworkingLogging", targets: ["AFNetworkingLogging"]),
         .library(name: "AFNetworkingMetrics", targets: ["AFNetworkingMetrics"]),
         .library(name: "AFNetworkingTracing", targets: ["AFNetworkingTracing"]),
+        .library(name: "AFNetworkingOpenAPI", targets: ["AFNetworkingOpenAPI"]),
     ],
     traits: [
         .trait(name: "Logging", description: "AFNetworkingLogging: swift-log loggers per manager and per call."),
         .trait(name: "Metrics", description: "AFNetworkingMetrics: OpenTelemetry HTTP client metrics through swift-metrics."),
         .trait(name: "Tracing", description: "AFNetworkingTracing: a client span per attempt through swift-distributed-tracing."),
+        .trait(name: "OpenAPI", description: "AFNetworkingOpenAPI: a swift-openapi-runtime ClientTransport over a URLSessionManager."),
         .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(name: "AFLocking", path: "Sources/Locking"),
@@ -73,6 +78,10 @@ let package = Package(
         .target(name: "AFNetworkingTracing", dependencies: [
             "AFNetworking", .product(name: "Tracing", package: "swift-distributed-tracing", condition: tracing),
         ], path: "Sources/Tracing"),
+        .target(name: "AFNetworkingOpenAPI", dependencies: [
+            "AFNetworking", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: openAPI),
+        ], path: "Sources/OpenAPI"),
         .testTarget(name: "LoggingIntegrationTests", dependencies: [
             "AFNetworkingLogging", "AFNetworkingTesting", "AFLocking", .product(name: "Logging", package: "swift-log", condition: logging),
         ], path: "Tests/LoggingIntegrationTests"),
@@ -85,6 +94,10 @@ let package = Package(
             .product(name: "Tracing", package: "swift-distributed-tracing", condition: tracing),
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: tracing),
         ], path: "Tests/TracingIntegrationTests"),
+        .testTarget(name: "OpenAPIIntegrationTests", dependencies: [
+            "AFNetworkingOpenAPI", "AFNetworkingTesting", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: openAPI),
+        ], path: "Tests/OpenAPIIntegrationTests"),
         .testTarget(name: "TransportTests", dependencies: ["AFTransport", "AFSession", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport", "transport-exit-probe"], path: "Tests/TransportTests"),
     ]
 )

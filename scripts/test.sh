@@ -33,7 +33,7 @@ run() { "$@" 2>&1 | tee -a "$log" || status=1; }
 run swift test --disable-swift-testing --skip ReachabilityNamespaceTests
 # The integrations' tests, compiled empty above, with every trait enabled (their packages
 # fetched there only), in a build of their own so that neither build undoes the other's.
-run swift test --disable-swift-testing --scratch-path .build-traits --enable-all-traits --filter '^(Logging|Metrics|Tracing)IntegrationTests\.'
+run swift test --disable-swift-testing --scratch-path .build-traits --enable-all-traits --filter '^(Logging|Metrics|Tracing|OpenAPI)IntegrationTests\.'
 run env AFN_TEST_TRANSPORT=urlSession swift test --disable-swift-testing --skip-build --filter '^SessionTests\.'
 run bash scripts/reachability-namespace-tests.sh
 run swift test --disable-swift-testing --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests'

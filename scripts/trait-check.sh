@@ -34,9 +34,9 @@ check "default traits: checkouts" "" "$(checkouts "$work/default/.build/checkout
 check "default traits: packages in the graph" "1" \
     "$(swift package --package-path "$work/default" --scratch-path "$work/default/.build" show-dependencies --format flatlist | grep -c .)"
 
-# Each trait alone: only its own package is fetched (swift-distributed-tracing 1.7 carries
+# Each trait alone: only its own packages are fetched (swift-distributed-tracing 1.7 carries
 # ServiceContextModule itself).
-for entry in "Logging:swift-log" "Metrics:swift-metrics" "Tracing:swift-distributed-tracing"; do
+for entry in "Logging:swift-log" "Metrics:swift-metrics" "Tracing:swift-distributed-tracing" "OpenAPI:swift-http-types swift-openapi-runtime"; do
     trait="${entry%%:*}"
     expected="${entry#*:}"
     consumer="$work/$trait"
