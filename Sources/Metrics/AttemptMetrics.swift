@@ -29,12 +29,12 @@ struct AttemptMetrics: TaskObserver {
 
     func didComplete(response: HTTPURLResponse?, error: (any Error)?, metrics: TaskMetrics) {}
 
-    /// `http.request.method`, `server.address` and `server.port` (the scheme's default when the
-    /// URL names none) of `request`.
+    /// `http.request.method` (`_OTHER` for a method HTTP does not define), `server.address` and
+    /// `server.port` (the scheme's default when the URL names none) of `request`.
     static func server(of request: URLRequest) -> [(String, String)] {
         let url = request.url
         let port = url?.port ?? (url?.scheme?.lowercased() == "http" ? 80 : 443)
-        return [("http.request.method", request.httpMethod ?? "GET"), ("server.address", url?.host ?? ""), ("server.port", String(port))]
+        return [("http.request.method", request.openTelemetryMethod), ("server.address", url?.host ?? ""), ("server.port", String(port))]
     }
 }
 #endif

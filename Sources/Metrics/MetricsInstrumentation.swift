@@ -10,11 +10,12 @@ import FoundationNetworking
 /// swift-metrics: `http.client.request.duration` (a `Timer`, one value per attempt, a redirect
 /// or a retry its own), `http.client.active_requests` (a `Meter` of the attempts in flight),
 /// `http.client.request.body.size` and `http.client.response.body.size` (`Recorder`s, in
-/// bytes). Their dimensions: `http.request.method`, `server.address`, `server.port`, and for
-/// the ends of attempts `http.response.status_code` when a response arrived, `error.type` for a
-/// failure or a 4xx or 5xx (`AttemptEnd.errorType`), `network.protocol.version` when known.
-/// Set it as the manager's `instrumentation` (or in an `InstrumentationList`). Needs the
-/// `Metrics` trait. Beyond AFNetworking.
+/// bytes). Their dimensions: `http.request.method` (`_OTHER` for a method HTTP does not
+/// define), `server.address`, `server.port`, and for the ends of attempts
+/// `http.response.status_code` when a response arrived, `error.type` for a failure or a 4xx or
+/// 5xx (`AttemptEnd.errorType`), `network.protocol.version` when known. Set it as the manager's
+/// `instrumentation` (or in an `InstrumentationList`). Needs the `Metrics` trait. Beyond
+/// AFNetworking.
 public struct MetricsInstrumentation: TaskInstrumentation {
     /// The label of each attempt's duration (a `Timer`), as OpenTelemetry names it.
     public static let requestDuration = "http.client.request.duration"

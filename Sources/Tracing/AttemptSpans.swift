@@ -23,9 +23,10 @@ final class AttemptSpans: TaskObserver {
     }
 
     func willSend(_ request: inout URLRequest, attempt: AttemptStart) {
-        let method = request.httpMethod ?? "GET"
-        let started = tracer.startSpan(method, context: parent, ofKind: .client)
+        let method = request.openTelemetryMethod
+        let started = tracer.startSpan(method == "_OTHER" ? "HTTP" : method, context: parent, ofKind: .client)
         started.attributes["http.request.method"] = method
+        if method == "_OTHER" { started.attributes["http.request.method_original"] = request.httpMethod }
         if let url = request.url {
             started.attributes["server.address"] = url.host ?? ""
             started.attributes["server.port"] = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)

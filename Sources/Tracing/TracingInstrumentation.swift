@@ -8,7 +8,8 @@ import Tracing
 
 /// Traces every attempt of a manager's tasks through swift-distributed-tracing: one client
 /// span per request sent (the first, each redirect followed and each retry its own, with
-/// `http.request.resend_count` from the second on), named by its method and parented to the
+/// `http.request.resend_count` from the second on), named by its method (`HTTP` for a method
+/// HTTP does not define, then `_OTHER` with `http.request.method_original`) and parented to the
 /// `ServiceContext` that was current on the Swift task that made the task. Each attempt's
 /// request carries that span's context in its headers (`traceparent` with a W3C tracer),
 /// injected through the tracer (`Instrument.inject`). Attributes: `http.request.method`,

@@ -88,6 +88,15 @@ final class MetricsInstrumentationTests: XCTestCase {
         ])
     }
 
+    func testAMethodHTTPDoesNotDefineIsRecordedAsOther() async throws {
+        let server = try server { _ in .text("purged") }
+        await send("cache", to: server.baseURL, method: "PURGE")
+        XCTAssertEqual(durations, [
+            "http.request.method=_OTHER server.address=127.0.0.1 server.port=\(server.port) http.response.status_code=200 "
+                + "network.protocol.version=1.1": 1,
+        ])
+    }
+
     func testTheActiveRequestsMeterRisesForTheAttemptAndFallsBackToZero() async throws {
         let server = try server { _ in .text("fine") }
         await send("ok", to: server.baseURL)

@@ -53,6 +53,16 @@ final class TracingInstrumentationTests: XCTestCase {
         ]])
     }
 
+    func testAMethodHTTPDoesNotDefineNamesTheSpanHTTPAndKeepsTheOriginal() async throws {
+        stubs.on("PURGE", "https://api.example.com/cache").reply(.text("purged"))
+        var request = URLRequest(url: URL(string: "https://api.example.com/cache")!)
+        request.httpMethod = "PURGE"
+        _ = try await manager().data(for: request)
+        XCTAssertEqual(spans.map(\.operationName), ["HTTP"])
+        XCTAssertEqual(spans.map { Self.attributes(of: $0)["http.request.method"] }, [.string("_OTHER")])
+        XCTAssertEqual(spans.map { Self.attributes(of: $0)["http.request.method_original"] }, [.string("PURGE")])
+    }
+
     func testTheSpanIsAChildOfTheContextCurrentWhenTheTaskWasMade() async throws {
         stubs.on("GET", "https://api.example.com/a").reply(.text("a"))
         let manager = manager()
