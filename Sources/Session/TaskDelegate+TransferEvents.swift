@@ -162,8 +162,8 @@ extension TaskDelegate: TransferEvents {
     func transferOptions(_ settings: TaskSettings) -> TransferOptions {
         TransferOptions(
             limits: settings.limits, isDownload: kind == .download || streamsBody, totalTimeout: settings.totalTimeout,
-            clientIdentity: settings.clientIdentity, interceptor: settings.interceptor, reportsAttempts: !monitors.isEmpty || cache != nil || observed != nil,
-            readsThroughWindow: streamsBody)
+            clientIdentity: settings.clientIdentity, interceptor: settings.interceptor,
+            reportsAttempts: !monitors.isEmpty || cache != nil || observed != nil, readsThroughWindow: streamsBody)
     }
 
     /// The `realm` parameter of a Basic challenge: a quoted string up to its closing quote

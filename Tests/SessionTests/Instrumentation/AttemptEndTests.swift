@@ -33,8 +33,8 @@ final class AttemptEndTests: XCTestCase {
     }
 
     func testAnErrorCaseWithValuesIsNamedWithoutThem() {
-        let refused = SessionError.redirectRefused(
-            reason: "secret reason https://user:pw@example.com", response: HTTPURLResponse(url: url, statusCode: 302, httpVersion: nil, headerFields: nil)!)
+        let response = HTTPURLResponse(url: url, statusCode: 302, httpVersion: nil, headerFields: nil)!
+        let refused = SessionError.redirectRefused(reason: "secret reason https://user:pw@example.com", response: response)
         XCTAssertEqual(AttemptEnd.errorType(of: refused), "SessionError.redirectRefused")
     }
 
