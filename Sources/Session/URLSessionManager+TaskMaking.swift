@@ -98,10 +98,13 @@ extension URLSessionManager {
             case (.some, _), (nil, .answer?), (nil, .unavailable?):
                 state.taskCount += 1
                 task = ManagedDataTask(identifier: state.taskCount, request: prepared, knownUploadLength: knownUploadLength, record: record)
+            // URLSession's own protocol sends the task as one attempt, whose request is made here.
             case (nil, .send(let sent)?):
+                let sent = observed?.willSend(sent, retryAttempt: 1, followsRedirect: false) ?? sent
                 task = uploadFile.map { session.uploadTask(with: sent, fromFile: $0) } ?? session.dataTask(with: sent)
             case (nil, nil):
-                task = uploadFile.map { session.uploadTask(with: prepared, fromFile: $0) } ?? session.dataTask(with: prepared)
+                let sent = observed?.willSend(prepared, retryAttempt: 1, followsRedirect: false) ?? prepared
+                task = uploadFile.map { session.uploadTask(with: sent, fromFile: $0) } ?? session.dataTask(with: sent)
             }
             let delegate = TaskDelegate(
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer,

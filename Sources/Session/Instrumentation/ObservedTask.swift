@@ -71,16 +71,24 @@ final class ObservedTask: Sendable {
             return (state.attempt, !state.completed)
         }
         guard first else { return }
-        if let attempt { observer.didEnd(Self.end(of: attempt, response: response, error: error, next: .completion)) }
+        if let attempt {
+            // Without any exchange measured (URLSession's own protocol), the task's counts are the attempt's.
+            let counts = metrics.transactionMetrics.isEmpty ? metrics : nil
+            observer.didEnd(Self.end(of: attempt, response: response, error: error, next: .completion, metrics: counts))
+        }
         observer.didComplete(response: response, error: error, metrics: metrics)
     }
 
-    private static func end(of attempt: Attempt, response: HTTPURLResponse?, error: (any Error)?, next: AttemptEnd.Next) -> AttemptEnd {
+    /// The end of `attempt`; its byte counts are its exchange's, or without one the task's
+    /// `metrics`, when given.
+    private static func end(
+        of attempt: Attempt, response: HTTPURLResponse?, error: (any Error)?, next: AttemptEnd.Next, metrics: TaskMetrics? = nil
+    ) -> AttemptEnd {
         let elapsed = DispatchTime.now().uptimeNanoseconds - attempt.started.uptimeNanoseconds
         return AttemptEnd(
             attempt: attempt.start, request: attempt.request, response: response ?? attempt.response, error: error, next: next,
-            requestBodyBytes: attempt.transaction?.countOfRequestBodyBytesSent ?? 0,
-            responseBodyBytes: attempt.transaction?.countOfResponseBodyBytesReceived ?? 0,
+            requestBodyBytes: attempt.transaction?.countOfRequestBodyBytesSent ?? metrics?.countOfRequestBodyBytesSent ?? 0,
+            responseBodyBytes: attempt.transaction?.countOfResponseBodyBytesReceived ?? metrics?.countOfResponseBodyBytesReceived ?? 0,
             networkProtocolName: attempt.transaction?.networkProtocolName, duration: TimeInterval(elapsed) / 1_000_000_000)
     }
 }

@@ -113,6 +113,19 @@ final class TaskInstrumentationTests: XCTestCase {
         XCTAssertEqual(second.events.withLock { $0.count }, 4)
     }
 
+    func testOnURLSessionsOwnProtocolATaskIsOneAttemptWhoseHeadersReachTheServer() async throws {
+        let server = try TestServer { _ in .text("hello") }
+        addTeardownBlock { server.stop() }
+        let recorder = Recorder()
+        let manager = URLSessionManager(transport: .urlSession)
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        manager.responseSerializer = HTTPResponseSerializer()
+        manager.instrumentation = recorder
+        _ = try await manager.data(for: URLRequest(url: server.baseURL.appendingPathComponent("a")))
+        XCTAssertEqual(recorder.events.withLock { $0 }, ["made /a by nobody", "send /a 0 1 false -", "end /a 200 - completion", "completed 200 1"])
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "X-Resend") }, ["0"])
+    }
+
     func testAListWhoseInstrumentationsAllDeclineHasNoObserver() {
         struct Declining: TaskInstrumentation {
             func observer(for request: URLRequest) -> (any TaskObserver)? { nil }
