@@ -1,12 +1,38 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import Foundation
 import PackageDescription
+
+// The server-side integrations, each behind a trait that no default enables: a consumer using
+// the default traits fetches, resolves and builds none of their packages
+// (scripts/trait-check.sh). Every dependency of theirs, a test's too, names its trait.
+let logging: TargetDependencyCondition? = .when(traits: ["Logging"])
+let metrics: TargetDependencyCondition? = .when(traits: ["Metrics"])
+let tracing: TargetDependencyCondition? = .when(traits: ["Tracing"])
+let openAPI: TargetDependencyCondition? = .when(traits: ["OpenAPI"])
 
 let package = Package(
     name: "AFNetworking",
     products: [
         .library(name: "AFNetworking", targets: ["AFNetworking"]),
         .library(name: "AFNetworkingTesting", targets: ["AFNetworkingTesting"]),
+        .library(name: "AFNetworkingLogging", targets: ["AFNetworkingLogging"]),
+        .library(name: "AFNetworkingMetrics", targets: ["AFNetworkingMetrics"]),
+        .library(name: "AFNetworkingTracing", targets: ["AFNetworkingTracing"]),
+        .library(name: "AFNetworkingOpenAPI", targets: ["AFNetworkingOpenAPI"]),
+    ],
+    traits: [
+        .trait(name: "Logging", description: "AFNetworkingLogging: swift-log loggers per manager and per call."),
+        .trait(name: "Metrics", description: "AFNetworkingMetrics: OpenTelemetry HTTP client metrics through swift-metrics."),
+        .trait(name: "Tracing", description: "AFNetworkingTracing: a client span per attempt through swift-distributed-tracing."),
+        .trait(name: "OpenAPI", description: "AFNetworkingOpenAPI: a swift-openapi-runtime ClientTransport over a URLSessionManager."),
+        .default(enabledTraits: []),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(name: "AFLocking", path: "Sources/Locking"),
@@ -45,7 +71,41 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["AFSession", "AFTransport", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport"], path: "Tests/SessionTests"),
         // The documentation's listings (Sources/AFNetworking/AFNetworking.docc), compiled, and run
         // where they need only the testing product; `scripts/docs.sh` checks each listing against them.
-        .testTarget(name: "DocumentationSnippets", dependencies: ["AFNetworking", "AFNetworkingTesting"], path: "Documentation/Snippets"),
+        // The integrations' listings compile with every trait enabled (scripts/test.sh's trait run).
+        .testTarget(name: "DocumentationSnippets", dependencies: [
+            "AFNetworking", "AFNetworkingTesting", "AFNetworkingLogging", "AFNetworkingMetrics", "AFNetworkingTracing", "AFNetworkingOpenAPI",
+            .product(name: "Logging", package: "swift-log", condition: logging),
+            .product(name: "CoreMetrics", package: "swift-metrics", condition: metrics),
+        ], path: "Documentation/Snippets"),
+        .target(name: "AFNetworkingLogging", dependencies: [
+            "AFNetworking", "AFLocking", .product(name: "Logging", package: "swift-log", condition: logging),
+        ], path: "Sources/Logging"),
+        .target(name: "AFNetworkingMetrics", dependencies: [
+            "AFNetworking", .product(name: "CoreMetrics", package: "swift-metrics", condition: metrics),
+        ], path: "Sources/Metrics"),
+        .target(name: "AFNetworkingTracing", dependencies: [
+            "AFNetworking", .product(name: "Tracing", package: "swift-distributed-tracing", condition: tracing),
+        ], path: "Sources/Tracing"),
+        .target(name: "AFNetworkingOpenAPI", dependencies: [
+            "AFNetworking", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: openAPI),
+        ], path: "Sources/OpenAPI"),
+        .testTarget(name: "LoggingIntegrationTests", dependencies: [
+            "AFNetworkingLogging", "AFNetworkingTesting", "AFLocking", .product(name: "Logging", package: "swift-log", condition: logging),
+        ], path: "Tests/LoggingIntegrationTests"),
+        .testTarget(name: "MetricsIntegrationTests", dependencies: [
+            "AFNetworkingMetrics", "AFNetworkingTesting", .product(name: "CoreMetrics", package: "swift-metrics", condition: metrics),
+            .product(name: "MetricsTestKit", package: "swift-metrics", condition: metrics),
+        ], path: "Tests/MetricsIntegrationTests"),
+        .testTarget(name: "TracingIntegrationTests", dependencies: [
+            "AFNetworkingTracing", "AFNetworkingTesting", "AFLocking",
+            .product(name: "Tracing", package: "swift-distributed-tracing", condition: tracing),
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: tracing),
+        ], path: "Tests/TracingIntegrationTests"),
+        .testTarget(name: "OpenAPIIntegrationTests", dependencies: [
+            "AFNetworkingOpenAPI", "AFNetworkingTesting", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: openAPI),
+        ], path: "Tests/OpenAPIIntegrationTests"),
         .testTarget(name: "TransportTests", dependencies: ["AFTransport", "AFSession", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport", "transport-exit-probe"], path: "Tests/TransportTests"),
     ]
 )

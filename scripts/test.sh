@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against a local httpbin and the TLS servers of
 # scripts/tls-servers.sh, which it starts and always stops: every test (managers on the
-# libcurl transport), the session tests again on URLSession's own protocol
+# libcurl transport), the integrations' tests with every package trait enabled (in
+# .build-traits), the session tests again on URLSession's own protocol
 # (AFN_TEST_TRANSPORT=urlSession), the reachability tests that need a private network
 # namespace, then the concurrency suites
 # (classes named *ConcurrencyTests) again under the thread sanitizer, the testing product's
@@ -30,6 +31,9 @@ trap 'test_servers_stop; rm -rf "$log" "$xunit" "$xunit.log" "$TMPDIR"' EXIT
 status=0
 run() { "$@" 2>&1 | tee -a "$log" || status=1; }
 run swift test --disable-swift-testing --skip ReachabilityNamespaceTests
+# The integrations' tests, compiled empty above, with every trait enabled (their packages
+# fetched there only), in a build of their own so that neither build undoes the other's.
+run swift test --disable-swift-testing --scratch-path .build-traits --enable-all-traits --filter '^(Logging|Metrics|Tracing|OpenAPI)IntegrationTests\.'
 run env AFN_TEST_TRANSPORT=urlSession swift test --disable-swift-testing --skip-build --filter '^SessionTests\.'
 run bash scripts/reachability-namespace-tests.sh
 run swift test --disable-swift-testing --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests'

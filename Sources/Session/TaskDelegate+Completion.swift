@@ -57,6 +57,7 @@ extension TaskDelegate {
         if !monitors.isEmpty {
             monitors.notify { [task] in $0.task(task, didCompleteWith: response, error: error, metrics: metrics) }
         }
+        observed?.completed(response: response, error: error, metrics: metrics)
         let group = completionGroup
         group.enter()
         let data = snapshot.data

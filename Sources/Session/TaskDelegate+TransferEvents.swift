@@ -13,6 +13,7 @@ import FoundationNetworking
 /// order; one without is handled where it happens.
 extension TaskDelegate: TransferEvents {
     func transferDidReceive(_ response: HTTPURLResponse) {
+        observed?.received(response)
         if receiveFinal(response) == .cancel { task.cancel() }
     }
 
@@ -94,6 +95,7 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest, resendsBody: Bool) -> URLRequest? {
+        observed?.received(response)
         guard let next = manager?.redirection(of: task, delegate: self, in: session, response: response, to: request, resendsBody: resendsBody)
         else { return nil }
         let sent = leaveCache(redirectingWith: next)
@@ -137,14 +139,19 @@ extension TaskDelegate: TransferEvents {
 
     func transferDidFinish(_ transaction: TransactionMetrics) {
         didFinish(transaction)
+        observed?.finished(transaction)
     }
 
-    func transfer(willSend request: URLRequest, attempt: Int) {
-        willSendForCache(request)
-        monitors.notify { [task] in $0.task(task, willSend: request, attempt: attempt) }
+    func transfer(willSend request: URLRequest, attempt: Int, followsRedirect: Bool) -> URLRequest {
+        if !followsRedirect { monitors.notify { [task] in $0.task(task, willSend: request, attempt: attempt) } }
+        let sent = observed?.willSend(request, retryAttempt: attempt, followsRedirect: followsRedirect) ?? request
+        // The cache reads each attempt's request as it goes out; a redirect's leads to nothing it stores.
+        if !followsRedirect { willSendForCache(sent) }
+        return sent
     }
 
     func transfer(willRetry context: RetryContext, after delay: TimeInterval) {
+        observed?.willRetry(context, after: delay)
         monitors.notify { [task] in $0.task(task, willRetry: context, after: delay) }
         var userInfo: [AnyHashable: Any] = [SessionNotificationKey.retryAttempt: context.attempt, SessionNotificationKey.retryDelay: delay]
         userInfo[SessionNotificationKey.error] = context.error
@@ -161,13 +168,13 @@ extension TaskDelegate: TransferEvents {
     }
 
     /// What the task with `settings` (as they are when the transfer starts) asks of its
-    /// transfer: each attempt's request is reported to event monitors, and to the cache (which
-    /// must know whether credentials went with it).
+    /// transfer: each attempt's request is reported to event monitors, to the cache (which
+    /// must know whether credentials went with it), and to the task's observer.
     func transferOptions(_ settings: TaskSettings) -> TransferOptions {
         TransferOptions(
             limits: settings.limits, isDownload: kind == .download || streamsBody, totalTimeout: settings.totalTimeout,
-            clientIdentity: settings.clientIdentity, interceptor: settings.interceptor, reportsAttempts: !monitors.isEmpty || cache != nil,
-            readsThroughWindow: streamsBody)
+            clientIdentity: settings.clientIdentity, interceptor: settings.interceptor,
+            reportsAttempts: !monitors.isEmpty || cache != nil || observed != nil, readsThroughWindow: streamsBody)
     }
 
     /// The `realm` parameter of a Basic challenge: a quoted string up to its closing quote

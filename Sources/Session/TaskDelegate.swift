@@ -74,6 +74,8 @@ final class TaskDelegate: @unchecked Sendable {
     let taskStart = Date()
     /// The manager's event monitors when the task was created.
     let monitors: [any EventMonitor]
+    /// The task's observer, when the manager had instrumentation as the task was made.
+    let observed: ObservedTask?
     /// Whether an override takes the body's chunks (`dataTaskDidReceiveData`, or for a
     /// download `downloadTaskDidWriteData`) that reach the task as transfer events (from the
     /// libcurl transport, or the cache's answers on either transport), as set when the task
@@ -96,7 +98,7 @@ final class TaskDelegate: @unchecked Sendable {
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers,
         session: URLSession, manager: URLSessionManager, curlTransport: CurlTransport?, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
         processingQueue: DispatchQueue, state: Locked<State>, cache: ResponseCache?, monitors: [any EventMonitor], reportsBody: Bool,
-        sessionTasks: DispatchGroup?
+        sessionTasks: DispatchGroup?, observed: ObservedTask?
     ) {
         self.task = task
         self.kind = kind
@@ -113,6 +115,7 @@ final class TaskDelegate: @unchecked Sendable {
         hasCompletionQueue = completionQueue != nil
         self.completionGroup = completionGroup
         self.monitors = monitors
+        self.observed = observed
         self.reportsBody = reportsBody
         self.sessionTasks = sessionTasks
         self.state = state

@@ -40,6 +40,8 @@ extension URLSessionManager {
     ) throws -> URLSessionTask {
         var configuration = configuration.withLock { $0 }
         if let cache { configuration.responseCache = cache }
+        // On the caller's thread and Swift task, outside the lock (`TaskInstrumentation`).
+        let observed = configuration.instrumentation?.observer(for: request).map(ObservedTask.init)
         return try creation.withLock { state in
             guard state.acceptsTasks else { throw SessionError.sessionInvalidated }
             if let problem = additionalHeadersProblem ?? RequestValidation.problem(
@@ -98,10 +100,13 @@ extension URLSessionManager {
             case (.some, _), (nil, .answer?), (nil, .unavailable?):
                 state.taskCount += 1
                 task = ManagedDataTask(identifier: state.taskCount, request: prepared, knownUploadLength: knownUploadLength, record: record)
+            // URLSession's own protocol sends the task as one attempt, whose request is made here.
             case (nil, .send(let sent)?):
+                let sent = observed?.willSend(sent, retryAttempt: 1, followsRedirect: false) ?? sent
                 task = uploadFile.map { session.uploadTask(with: sent, fromFile: $0) } ?? session.dataTask(with: sent)
             case (nil, nil):
-                task = uploadFile.map { session.uploadTask(with: prepared, fromFile: $0) } ?? session.dataTask(with: prepared)
+                let sent = observed?.willSend(prepared, retryAttempt: 1, followsRedirect: false) ?? prepared
+                task = uploadFile.map { session.uploadTask(with: sent, fromFile: $0) } ?? session.dataTask(with: sent)
             }
             let delegate = TaskDelegate(
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer,
@@ -113,7 +118,7 @@ extension URLSessionManager {
                 monitors: configuration.eventMonitors,
                 reportsBody: overridesState.withLock {
                     kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil
-                }, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil)
+                }, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil, observed: observed)
             if task is ManagedDataTask {
                 record.withLock { $0.run = TaskRun(request: prepared, starter: delegate) }
                 state.managedTasks.enter()

@@ -66,6 +66,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var credential: URLCredential?
         var responseLimits = ResponseLimits.default
         var eventMonitors: [any EventMonitor] = []
+        var instrumentation: (any TaskInstrumentation)?
         var redaction = Redaction()
         var sendsCredentialsAcrossOrigins = false
         var responseCache: ResponseCache?
@@ -306,6 +307,15 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     public var eventMonitors: [any EventMonitor] {
         get { configuration.withLock { $0.eventMonitors } }
         set { configuration.withLock { $0.eventMonitors = newValue } }
+    }
+
+    /// Sees every task made from now on from its caller's side (`TaskInstrumentation`), such as
+    /// the `AFNetworkingLogging`, `AFNetworkingMetrics` and `AFNetworkingTracing` ones; several
+    /// combine in an `InstrumentationList`. Default `nil`: a task then costs one `nil` check.
+    /// Beyond AFNetworking.
+    public var instrumentation: (any TaskInstrumentation)? {
+        get { configuration.withLock { $0.instrumentation } }
+        set { configuration.withLock { $0.instrumentation = newValue } }
     }
 
     /// Replaces the client identity of `task`, a task of this manager not yet resumed and

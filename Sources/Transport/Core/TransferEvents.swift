@@ -40,8 +40,10 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// `request` with what the task makes again for each attempt (the cookie store's cookies as
     /// they are when it starts, which the previous attempt's responses may have changed).
     func transfer(requestForAttempt attempt: Int, from request: URLRequest) -> URLRequest
-    /// Attempt `attempt` is about to send `request` (adapted); only when the options ask for it.
-    func transfer(willSend request: URLRequest, attempt: Int)
+    /// Attempt `attempt` is about to send `request` (adapted), or the request that follows a
+    /// redirect of it (`followsRedirect`); returns the request sent. Only when the options ask
+    /// for it.
+    func transfer(willSend request: URLRequest, attempt: Int, followsRedirect: Bool) -> URLRequest
     /// The interceptors decided to retry the failed attempt `context` describes after `delay`.
     func transfer(willRetry context: RetryContext, after delay: TimeInterval)
     /// The response's body ended with the trailer `fields` (by name, repeated names joined with
@@ -62,7 +64,7 @@ package struct TransferOptions: Sendable {
     package var clientIdentity: ClientIdentity?
     /// The task's interceptors, the manager's first; `nil` for none.
     package var interceptor: (any RequestInterceptor)?
-    /// Whether the task wants to hear of each attempt (`transfer(willSend:attempt:)`).
+    /// Whether the task wants to hear of each request sent (`transfer(willSend:attempt:followsRedirect:)`).
     package var reportsAttempts: Bool
     /// Whether the body's consumer takes chunks after they are handed on (a stream's consumer),
     /// so that the transfer reads through the receive window; `false` for a task that keeps or

@@ -230,8 +230,9 @@ package final class CurlTransfer: @unchecked Sendable {
             if let next {
                 request = next
                 body = Self.body(of: next, previous: body, reader: bodyReader)
-            } else if options.reportsAttempts {
-                events?.transfer(willSend: request, attempt: machine.attempt)
+            }
+            if options.reportsAttempts, let events {
+                request = events.transfer(willSend: request, attempt: machine.attempt, followsRedirect: next != nil)
             }
             startHop()
         case .decide(let attempt, let outcome):
