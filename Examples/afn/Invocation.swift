@@ -63,7 +63,8 @@ struct Invocation {
                  --verbose (each attempt's request, each retry, the timing of each phase)
                  -N, --no-buffer (the body to standard output as it arrives, not when it is complete)
                  --cache DIR (an HTTP cache kept between runs in DIR, made private (0700) when missing: a fresh
-                 response answers without the network, a stale one is validated; up to 100 MiB, this user's)
+                 response answers without the network, a stale one is validated; up to 100 MiB, this user's;
+                 while another run uses DIR, the request goes uncached)
                  --retry N (retry transient failures: cannot connect, timeouts, 408, 429, 500, 502, 503, 504;
                  idempotent methods; Retry-After honoured)  --retry-max-time S (no retry after S seconds)
                  --unix-socket PATH (connect to a Unix domain socket; or an http+unix:// URL)
