@@ -1,5 +1,7 @@
-/// What carries a manager's HTTP requests under its `URLSession`. Either way URLSession owns
-/// the tasks and calls the manager as its delegate; only the protocol beneath differs.
+/// What carries a manager's HTTP requests. On libcurl and a stub the tasks are the manager's
+/// own (`ManagedDataTask`); on URLSession's own protocol URLSession owns them and calls the
+/// manager as its delegate. Either way the manager's tasks, serializers, overrides and cache
+/// behave the same, within each carrier's documented limits.
 public enum HTTPTransport: Sendable, Hashable {
     /// libcurl driven by the manager's own event sources: one multi handle, no thread per
     /// request, reading paused while a consumer falls behind, every HTTPS connection checked

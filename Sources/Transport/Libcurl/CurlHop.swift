@@ -57,9 +57,8 @@ struct CurlHop {
     /// a body stream, whose upload libcurl may keep paused after the response ended).
     var responseEnd: ResponseEnd?
     var decodedBodyBytes: Int64 = 0
-    /// The request body's length (-1 when unknown) and the bytes of it reported sent.
+    /// The request body's length (-1 when unknown).
     var uploadLength: Int64 = -1
-    var reportedUpload: Int64 = 0
 
     /// A hop started at `start` (on the transport's clock).
     init(proxy: Proxy?, serverName: String?, totalMilliseconds: Int, start: DispatchTime) {
