@@ -8,7 +8,7 @@ struct User: Codable, Equatable, Sendable {
     var name: String
 }
 
-final class UsersClientTests: XCTestCase {
+final class UserAPITests: XCTestCase {
     func testAUserIsFetchedAfterTwoBusyReplies() async throws {
         let stubs = StubTransport()
         let users = stubs.on("GET", "/v1/users/1")
