@@ -58,7 +58,14 @@ let package = Package(
         .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
         .executableTarget(name: "event-stream", dependencies: ["AFNetworking"], path: "Examples/EventStream"),
         .executableTarget(name: "jsonlines-export", dependencies: ["AFNetworking"], path: "Examples/JSONLinesExport"),
-        .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking", "AFNetworkingTesting", "AFLocking", "LibcurlBridge"], path: "Benchmarks"),
+        // The integrations' targets compile empty without their traits, so the default build of
+        // the benchmarks resolves no package (`instrumentation-instructions` counts what it has).
+        .executableTarget(name: "afn-benchmarks", dependencies: [
+            "AFNetworking", "AFNetworkingTesting", "AFLocking", "LibcurlBridge", "AFNetworkingLogging", "AFNetworkingMetrics", "AFNetworkingTracing",
+            .product(name: "Logging", package: "swift-log", condition: logging),
+            .product(name: "CoreMetrics", package: "swift-metrics", condition: metrics),
+            .product(name: "Tracing", package: "swift-distributed-tracing", condition: tracing),
+        ], path: "Benchmarks"),
         .target(name: "TestSupport", dependencies: ["AFSecurity"], path: "Tests/TestSupport"),
         .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking", "AFSession", "AFTransport", "AFSerialization", "AFNetworkingTesting"], path: "Tests/TransportExitProbe"),
         .testTarget(name: "TestingTests", dependencies: ["AFNetworkingTesting", "AFNetworking", "AFTransport", "AFLocking"], path: "Tests/TestingTests"),
@@ -81,7 +88,7 @@ let package = Package(
             "AFNetworking", "AFLocking", .product(name: "Logging", package: "swift-log", condition: logging),
         ], path: "Sources/Logging"),
         .target(name: "AFNetworkingMetrics", dependencies: [
-            "AFNetworking", .product(name: "CoreMetrics", package: "swift-metrics", condition: metrics),
+            "AFNetworking", "AFLocking", .product(name: "CoreMetrics", package: "swift-metrics", condition: metrics),
         ], path: "Sources/Metrics"),
         .target(name: "AFNetworkingTracing", dependencies: [
             "AFNetworking", .product(name: "Tracing", package: "swift-distributed-tracing", condition: tracing),

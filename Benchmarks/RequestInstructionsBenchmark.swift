@@ -65,7 +65,7 @@ enum RequestInstructionsBenchmark {
 
     /// `callgrind_annotate`'s listing of the profile at `output` (functions by their own
     /// instructions, each with its object file), or `nil` without the tool.
-    private static func annotated(_ output: URL) throws -> String? {
+    static func annotated(_ output: URL) throws -> String? {
         guard let annotate = executable(named: "callgrind_annotate") else { return nil }
         let process = Process()
         let pipe = Pipe()
@@ -96,11 +96,12 @@ enum RequestInstructionsBenchmark {
         return libraries
     }
 
-    /// This executable without its debug information: valgrind 3.19 cannot read the DWARF
-    /// swiftc writes ("Possibly corrupted debuginfo file ... Giving up"). Symbols stay.
-    private static func strippedCopy(in directory: URL) throws -> String {
-        let copy = directory.appendingPathComponent("afn-benchmarks").path
-        try FileManager.default.copyItem(atPath: CommandLine.arguments[0], toPath: copy)
+    /// A copy of `source` (default this executable) named `name` in `directory`, without its
+    /// debug information: valgrind 3.19 cannot read the DWARF swiftc writes ("Possibly corrupted
+    /// debuginfo file ... Giving up"). Symbols stay.
+    static func strippedCopy(of source: String = CommandLine.arguments[0], named name: String = "afn-benchmarks", in directory: URL) throws -> String {
+        let copy = directory.appendingPathComponent(name).path
+        try FileManager.default.copyItem(atPath: source, toPath: copy)
         let strip = Process()
         strip.executableURL = URL(fileURLWithPath: executable(named: "strip") ?? "/usr/bin/strip")
         strip.arguments = ["--strip-debug", copy]
@@ -111,7 +112,7 @@ enum RequestInstructionsBenchmark {
     }
 
     /// The total instructions of one process running `count` sequential requests of `client`.
-    private static func instructions(valgrind: String, binary: String, client: String, url: String, count: Int, output: URL) throws -> Int {
+    static func instructions(valgrind: String, binary: String, client: String, url: String, count: Int, output: URL) throws -> Int {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: valgrind)
         process.arguments = ["--tool=callgrind", "--callgrind-out-file=\(output.path)", binary,
@@ -162,11 +163,13 @@ func executable(named name: String) -> String? {
 }
 
 /// `count` sequential GETs of `url` with one client, for `RequestInstructionsBenchmark` to count
-/// under callgrind. Usage: sequential-requests urlsession|manager|ceiling|curl-loop <URL> <count> [in flight]
+/// under callgrind; `manager-<variant>` is the manager with one of the instrumentations
+/// `InstrumentationInstructionsBenchmark` counts (`manager-logging`, ...). Usage:
+/// sequential-requests urlsession|manager|manager-<variant>|ceiling|curl-loop <URL> <count> [in flight]
 enum SequentialRequests {
     static func run(_ arguments: [String]) throws -> Bool {
         guard arguments.count >= 3, let url = URL(string: arguments[1]), let count = Int(arguments[2]) else {
-            print("usage: afn-benchmarks sequential-requests urlsession|manager|ceiling|curl-loop <URL> <count> [in flight, default 1]")
+            print("usage: afn-benchmarks sequential-requests urlsession|manager|manager-<variant>|ceiling|curl-loop <URL> <count> [in flight, default 1]")
             return false
         }
         let client: any BenchmarkClient = switch arguments[0] {
@@ -174,6 +177,8 @@ enum SequentialRequests {
         case "manager": ManagerClient(url: url)
         case "ceiling": try PlainSessionClient(url: url, configuration: CannedResponseProtocol.configuration())
         case "curl-loop": try CurlLoopClient(url: url)
+        case let name where name.hasPrefix("manager-"):
+            ManagerClient(url: url, instrumentation: try InstrumentationVariant.instrumentation(named: String(name.dropFirst("manager-".count))))
         default: throw BenchmarkError.failed("unknown client \(arguments[0])")
         }
         defer { client.close() }

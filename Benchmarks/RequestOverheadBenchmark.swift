@@ -116,14 +116,15 @@ func benchmarkConfiguration() -> URLSessionConfiguration {
 
 /// The manager as an application uses it: `get` with success and failure handlers; with
 /// `cache`, asking with `.returnCacheDataElseLoad`, so that every request after the first is
-/// answered by the cache whatever the file's freshness.
+/// answered by the cache whatever the file's freshness; with `instrumentation`, as the manager's.
 final class ManagerClient: BenchmarkClient {
     private let manager: HTTPSessionManager
     private let path: String
 
-    init(url: URL, transport: HTTPTransport = .libcurl, cache: ResponseCache? = nil) {
+    init(url: URL, transport: HTTPTransport = .libcurl, cache: ResponseCache? = nil, instrumentation: (any TaskInstrumentation)? = nil) {
         manager = HTTPSessionManager(configuration: benchmarkConfiguration(), transport: transport)
         manager.responseSerializer = HTTPResponseSerializer()
+        manager.instrumentation = instrumentation
         if let cache {
             manager.responseCache = cache
             manager.requestSerializer.cachePolicy = .returnCacheDataElseLoad

@@ -11,6 +11,7 @@ let benchmarks: [String: ([String]) throws -> Bool] = [
     "request-overhead": RequestOverheadBenchmark.run,
     "cache-hit": CacheHitBenchmark.run,
     "request-instructions": RequestInstructionsBenchmark.run,
+    "instrumentation-instructions": InstrumentationInstructionsBenchmark.run,
     "sequential-requests": SequentialRequests.run,
     "serializer-throughput": SerializerThroughputBenchmark.run,
     "stub-requests": StubRequestsBenchmark.run,

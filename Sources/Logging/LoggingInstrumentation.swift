@@ -33,9 +33,12 @@ public struct LoggingInstrumentation: TaskInstrumentation {
         self.redaction = redaction
     }
 
-    /// The task's log: the call's logger or the manager's, with a new request id.
+    /// The task's log: the call's logger or the manager's, with a new request id; `nil` when
+    /// that logger's level is above `warning` (the default logger's is `critical`), which takes
+    /// none of the task's lines.
     public func observer(for request: URLRequest) -> (any TaskObserver)? {
         var logger = Self.callLogger ?? logger
+        guard logger.logLevel <= .warning else { return nil }
         logger[metadataKey: Self.requestIDKey] = "\(UUID().uuidString.lowercased())"
         return RequestLog(logger: logger, redaction: redaction)
     }

@@ -20,36 +20,48 @@ struct RequestLog: TaskObserver {
     }
 
     func didEnd(_ end: AttemptEnd) {
-        var metadata = metadata(of: end.request)
-        metadata["http.request.resend_count"] = "\(end.attempt.resendCount)"
-        if let status = end.response?.statusCode { metadata["http.response.status_code"] = "\(status)" }
-        if let errorType = end.errorType { metadata["error.type"] = "\(errorType)" }
-        metadata["duration_ms"] = "\(Self.milliseconds(end.duration))"
         switch end.next {
         case .completion:
-            logger.trace("attempt ended", metadata: metadata)
+            logger.trace("attempt ended", metadata: metadata(of: end))
         case .redirect:
-            logger.trace("attempt redirected", metadata: metadata)
+            logger.trace("attempt redirected", metadata: metadata(of: end))
         case .retry(let delay):
-            metadata["retry_delay_ms"] = "\(Self.milliseconds(delay))"
-            logger.warning("attempt failed; retrying", metadata: metadata)
+            logger.warning("attempt failed; retrying", metadata: metadata(of: end).merging(["retry_delay_ms": "\(Self.milliseconds(delay))"]) { $1 })
         }
     }
 
     func didComplete(response: HTTPURLResponse?, error: (any Error)?, metrics: TaskMetrics) {
+        guard let error else { return logger.debug("request completed", metadata: metadata(of: response, error: nil, metrics: metrics)) }
+        if Self.isRedirectNotFollowed(error) {
+            logger.warning("request failed: redirect not followed", metadata: metadata(of: response, error: error, metrics: metrics))
+        } else {
+            logger.debug("request failed", metadata: metadata(of: response, error: error, metrics: metrics))
+        }
+    }
+
+    /// The metadata of the completion: duration, attempts, redirects, body size, status, URL
+    /// (secrets hidden) and error type. Built only when the logger takes the line (the
+    /// `metadata:` of a `Logger` method is an autoclosure), as is every line's.
+    private func metadata(of response: HTTPURLResponse?, error: (any Error)?, metrics: TaskMetrics) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
             "duration_ms": "\(Self.milliseconds(metrics.duration))", "attempts": "\(metrics.attemptCount)",
             "redirects": "\(metrics.redirectCount)", "http.response.body.size": "\(metrics.countOfResponseBodyBytesReceived)",
         ]
         if let status = response?.statusCode { metadata["http.response.status_code"] = "\(status)" }
         if let url = response?.url { metadata["url.full"] = "\(redaction.url(url))" }
-        guard let error else { return logger.debug("request completed", metadata: metadata) }
-        metadata["error.type"] = "\(AttemptEnd.errorType(of: error))"
-        if Self.isRedirectNotFollowed(error) {
-            logger.warning("request failed: redirect not followed", metadata: metadata)
-        } else {
-            logger.debug("request failed", metadata: metadata)
-        }
+        if let error { metadata["error.type"] = "\(AttemptEnd.errorType(of: error))" }
+        return metadata
+    }
+
+    /// The metadata of an attempt's end: method, URL (secrets hidden), resend count, status,
+    /// error type and duration.
+    private func metadata(of end: AttemptEnd) -> Logger.Metadata {
+        var metadata = metadata(of: end.request)
+        metadata["http.request.resend_count"] = "\(end.attempt.resendCount)"
+        if let status = end.response?.statusCode { metadata["http.response.status_code"] = "\(status)" }
+        if let errorType = end.errorType { metadata["error.type"] = "\(errorType)" }
+        metadata["duration_ms"] = "\(Self.milliseconds(end.duration))"
+        return metadata
     }
 
     /// Method and URL, secrets hidden.

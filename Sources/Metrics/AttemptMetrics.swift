@@ -1,4 +1,5 @@
 #if Metrics
+import AFLocking
 import AFNetworking
 import CoreMetrics
 import Foundation
@@ -6,17 +7,28 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The metrics of one task's attempts (`MetricsInstrumentation`).
-struct AttemptMetrics: TaskObserver {
+/// The metrics of one task's attempts (`MetricsInstrumentation`). The server dimensions and
+/// the active-requests meter of an attempt are made once, at its request sent, and used again
+/// at its end.
+final class AttemptMetrics: TaskObserver {
     let factory: any MetricsFactory
+    /// The attempt in flight's server dimensions and its meter.
+    private let inFlight = Locked<(server: [(String, String)], meter: Meter)?>(nil)
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+    }
 
     func willSend(_ request: inout URLRequest, attempt: AttemptStart) {
-        Meter(label: MetricsInstrumentation.activeRequests, dimensions: Self.server(of: request), factory: factory).increment()
+        let server = Self.server(of: request)
+        let meter = Meter(label: MetricsInstrumentation.activeRequests, dimensions: server, factory: factory)
+        meter.increment()
+        inFlight.withLock { $0 = (server, meter) }
     }
 
     func didEnd(_ end: AttemptEnd) {
-        let server = Self.server(of: end.request)
-        Meter(label: MetricsInstrumentation.activeRequests, dimensions: server, factory: factory).decrement()
+        guard let (server, meter) = inFlight.withLock({ inFlight in defer { inFlight = nil }; return inFlight }) else { return }
+        meter.decrement()
         var dimensions = server
         if let status = end.response?.statusCode { dimensions.append(("http.response.status_code", String(status))) }
         if let errorType = end.errorType { dimensions.append(("error.type", errorType)) }

@@ -25,20 +25,25 @@ final class AttemptSpans: TaskObserver {
     func willSend(_ request: inout URLRequest, attempt: AttemptStart) {
         let method = request.openTelemetryMethod
         let started = tracer.startSpan(method == "_OTHER" ? "HTTP" : method, context: parent, ofKind: .client)
-        started.attributes["http.request.method"] = method
-        if method == "_OTHER" { started.attributes["http.request.method_original"] = request.httpMethod }
-        if let url = request.url {
-            started.attributes["server.address"] = url.host ?? ""
-            started.attributes["server.port"] = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
-            started.attributes["url.full"] = fullURL(url)
+        // A span that records nothing (a no-op tracer's, one sampled out) is given no attributes:
+        // `url.full` alone parses the URL twice. Its context is still propagated.
+        if started.isRecording {
+            started.attributes["http.request.method"] = method
+            if method == "_OTHER" { started.attributes["http.request.method_original"] = request.httpMethod }
+            if let url = request.url {
+                started.attributes["server.address"] = url.host ?? ""
+                started.attributes["server.port"] = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
+                started.attributes["url.full"] = fullURL(url)
+            }
+            if attempt.resendCount > 0 { started.attributes["http.request.resend_count"] = attempt.resendCount }
         }
-        if attempt.resendCount > 0 { started.attributes["http.request.resend_count"] = attempt.resendCount }
         tracer.inject(started.context, into: &request, using: HeaderInjector())
         span.withLock { $0 = started }
     }
 
     func didEnd(_ end: AttemptEnd) {
         guard let ended = span.withLock({ span in defer { span = nil }; return span }) else { return }
+        guard ended.isRecording else { return ended.end() }
         if let status = end.response?.statusCode { ended.attributes["http.response.status_code"] = status }
         if let version = end.networkProtocolVersion { ended.attributes["network.protocol.version"] = version }
         if let errorType = end.errorType {

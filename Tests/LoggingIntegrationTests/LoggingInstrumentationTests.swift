@@ -116,5 +116,15 @@ final class LoggingInstrumentationTests: XCTestCase {
         XCTAssertEqual(recorded.last?.message, "request failed: redirect not followed")
         XCTAssertEqual(recorded.last?.metadata["error.type"], "URLError.httpTooManyRedirects")
     }
+
+    func testALoggerAboveWarningTakesNoLineSoTheTaskGetsNoObserver() {
+        let request = URLRequest(url: URL(string: "https://api.example.com/a")!)
+        var logger = RecordingLogHandler.logger(recordingInto: lines)
+        logger.logLevel = .error
+        XCTAssertNil(LoggingInstrumentation(logger: logger).observer(for: request))
+        XCTAssertNil(LoggingInstrumentation().observer(for: request))
+        logger.logLevel = .warning
+        XCTAssertNotNil(LoggingInstrumentation(logger: logger).observer(for: request))
+    }
 }
 #endif
