@@ -103,7 +103,8 @@ let package = Package(
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: tracing),
         ], path: "Tests/TracingIntegrationTests"),
         .testTarget(name: "OpenAPIIntegrationTests", dependencies: [
-            "AFNetworkingOpenAPI", "AFNetworkingTesting", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
+            "AFNetworkingOpenAPI", "AFNetworkingTesting", "AFLocking",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
             .product(name: "HTTPTypes", package: "swift-http-types", condition: openAPI),
         ], path: "Tests/OpenAPIIntegrationTests"),
         .testTarget(name: "TransportTests", dependencies: ["AFTransport", "AFSession", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport", "transport-exit-probe"], path: "Tests/TransportTests"),

@@ -285,6 +285,22 @@ final class StreamedRequestBodyTests: XCTestCase {
         XCTAssertEqual(server.requests.map(\.path), ["/old"])
     }
 
+    func testAStreamedResponseToABodyOnlySentOnceFailsOnA307InsteadOfReturningTheRedirect() async throws {
+        let server = try server { request in
+            request.path == "/old" ? .status(307, fields: ["Location": "/new"]) : .status(200, body: request.body)
+        }
+        do {
+            let streamed = try await manager().stream(
+                for: post(server.baseURL.appendingPathComponent("old")), body: StreamedRequestBody(once: Self.chunks(["abc"])),
+                validation: HTTPResponseSerializer(acceptableStatusCodes: nil))
+            XCTFail("the redirect came back as the response (\(streamed.statusCode))")
+        } catch let error as SessionError {
+            guard case .redirectWouldDropBody(let redirect) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(redirect.statusCode, 307)
+        }
+        XCTAssertEqual(server.requests.map(\.path), ["/old"])
+    }
+
     func testASlowProducerHoldsBackOnlyItsOwnUpload() async throws {
         let server = try server { request in .text(request.path) }
         let manager = manager()
