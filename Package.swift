@@ -58,6 +58,13 @@ let package = Package(
         .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
         .executableTarget(name: "event-stream", dependencies: ["AFNetworking"], path: "Examples/EventStream"),
         .executableTarget(name: "jsonlines-export", dependencies: ["AFNetworking"], path: "Examples/JSONLinesExport"),
+        // A client generated from openapi.yaml (scripts/generate-openapi-example.sh) over
+        // URLSessionManagerTransport; without the OpenAPI trait it only says it needs it.
+        .executableTarget(name: "openapi-client", dependencies: [
+            "AFNetworking", "AFNetworkingTesting", "AFNetworkingOpenAPI",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: openAPI),
+        ], path: "Examples/OpenAPIClient", exclude: ["openapi.yaml", "openapi-generator-config.yaml"]),
         .executableTarget(name: "afn-benchmarks", dependencies: ["AFNetworking", "AFNetworkingTesting", "AFLocking", "LibcurlBridge"], path: "Benchmarks"),
         .target(name: "TestSupport", dependencies: ["AFSecurity"], path: "Tests/TestSupport"),
         .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking", "AFSession", "AFTransport", "AFSerialization", "AFNetworkingTesting"], path: "Tests/TransportExitProbe"),
