@@ -79,6 +79,9 @@ extension TaskDelegate {
     func didReceive(bytes: UnsafeRawBufferPointer) -> Int64? {
         let (failed, total): (Bool, Int64?) = state.withLock { state in
             if state.discardsBody { return (false, nil) }
+            // The body of a redirect not followed (`didReceive(response:)`) reaches no consumer:
+            // its stream's window counts it as consumed, or a long one would pause the transfer.
+            if handlers.bodyChannel != nil, case .redirectStopped? = state.failure { return (false, nil) }
             state.bytesReceived += Int64(bytes.count)
             if handlers.bodyChannel != nil {
                 if let cache, state.cacheUse.storesResponse, !state.cacheBodyRefused {
