@@ -58,6 +58,13 @@ let package = Package(
         .executableTarget(name: "serialization-demo", dependencies: ["AFNetworking"], path: "Examples/SerializationDemo"),
         .executableTarget(name: "event-stream", dependencies: ["AFNetworking"], path: "Examples/EventStream"),
         .executableTarget(name: "jsonlines-export", dependencies: ["AFNetworking"], path: "Examples/JSONLinesExport"),
+        // A client generated from openapi.yaml (scripts/generate-openapi-example.sh) over
+        // URLSessionManagerTransport; without the OpenAPI trait it only says it needs it.
+        .executableTarget(name: "openapi-client", dependencies: [
+            "AFNetworking", "AFNetworkingTesting", "AFNetworkingOpenAPI",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: openAPI),
+        ], path: "Examples/OpenAPIClient", exclude: ["openapi.yaml", "openapi-generator-config.yaml"]),
         // The integrations' targets compile empty without their traits, so the default build of
         // the benchmarks resolves no package (`instrumentation-instructions` counts what it has).
         .executableTarget(name: "afn-benchmarks", dependencies: [
@@ -110,7 +117,8 @@ let package = Package(
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: tracing),
         ], path: "Tests/TracingIntegrationTests"),
         .testTarget(name: "OpenAPIIntegrationTests", dependencies: [
-            "AFNetworkingOpenAPI", "AFNetworkingTesting", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
+            "AFNetworkingOpenAPI", "AFNetworkingTesting", "AFLocking",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
             .product(name: "HTTPTypes", package: "swift-http-types", condition: openAPI),
         ], path: "Tests/OpenAPIIntegrationTests"),
         .testTarget(name: "TransportTests", dependencies: ["AFTransport", "AFSession", "AFSecurity", "AFSerialization", "AFLocking", "AFNetworkingTesting", "TestSupport", "transport-exit-probe"], path: "Tests/TransportTests"),

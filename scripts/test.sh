@@ -2,13 +2,13 @@
 # Runs the whole test suite against a local httpbin and the TLS servers of
 # scripts/tls-servers.sh, which it starts and always stops: every test (managers on the
 # libcurl transport), the integrations' tests with every package trait enabled (in
-# .build-traits), the session tests again on URLSession's own protocol
-# (AFN_TEST_TRANSPORT=urlSession), the reachability tests that need a private network
-# namespace, then the concurrency suites
-# (classes named *ConcurrencyTests) again under the thread sanitizer, the testing product's
-# tests and its example's again in parallel processes (`swift test --parallel`, as users run
-# them), and closes with one "N passed, N failed" line over all runs. Arguments, if any, go to a single plain
-# `swift test` run instead (for example `--filter QueryString`).
+# .build-traits) and the openapi-client example that run built, the session tests again on
+# URLSession's own protocol (AFN_TEST_TRANSPORT=urlSession), the reachability tests that need
+# a private network namespace, then the concurrency suites (classes named *ConcurrencyTests)
+# again under the thread sanitizer, the testing product's tests and its example's again in
+# parallel processes (`swift test --parallel`, as users run them), and closes with one
+# "N passed, N failed" line over all runs. Arguments, if any, go to a single plain `swift test`
+# run instead (for example `--filter QueryString`).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -37,6 +37,9 @@ run swift test --disable-swift-testing --skip-build --skip '^SessionTests\.' --s
 # The integrations' tests, compiled empty above, with every trait enabled (their packages
 # fetched there only), in a build of their own so that neither build undoes the other's.
 run swift test --disable-swift-testing --scratch-path .build-traits --enable-all-traits --filter '^(Logging|Metrics|Tracing|OpenAPI)IntegrationTests\.'
+# The OpenAPI example, built by that run (no build of its own): its generated client calls its
+# own server on 127.0.0.1 through URLSessionManagerTransport.
+run "$(swift build --scratch-path .build-traits --enable-all-traits --show-bin-path)/openapi-client"
 run env AFN_TEST_TRANSPORT=urlSession swift test --disable-swift-testing --skip-build --filter '^SessionTests\.'
 run bash scripts/reachability-namespace-tests.sh
 run swift test --disable-swift-testing --scratch-path .build-tsan --sanitize=thread --filter 'ConcurrencyTests'

@@ -10,16 +10,20 @@ import OpenAPIRuntime
 /// A swift-openapi-runtime `ClientTransport` over a `URLSessionManager`: a generated client's
 /// requests get the manager's transport, interceptors and retries, redirects, cookies,
 /// security policy, cache, event monitors and instrumentation. Both bodies stream on Linux: the
-/// request body is pulled as the transport sends it (`StreamedRequestBody`; one of
-/// `iterationBehavior` `.multiple` can be sent again on a retry or a 307/308 redirect, one of
-/// `.single` cannot), and the response returns at its head, its body arriving as it is read
+/// request body is pulled as the transport sends it (`StreamedRequestBody`), and the response
+/// returns at its head, its body arriving as it is read
 /// (`URLSessionManager.stream(for:body:validation:credential:)`, at most the receive window
-/// ahead of the consumer). A 4xx or 5xx is a response, for the generated code to decide on;
-/// the transport's failures are thrown, and cancelling the calling Swift task cancels the
-/// request. Repeated request header fields are sent joined with ", "; response fields arrive as
-/// `HTTPURLResponse` joins them. Needs the `OpenAPI` trait. Beyond AFNetworking (after
-/// swift-openapi-urlsession's `URLSessionTransport`, which on Linux collects both bodies in
-/// memory).
+/// ahead of the consumer). A body of `iterationBehavior` `.multiple` is sent again whole on a
+/// retry or a 307/308 redirect; one of `.single` is sent at most once, never truncated: a
+/// 307/308 then throws `SessionError.redirectWouldDropBody` (with the redirect response), and a
+/// retry an interceptor asks for throws `RetryError.bodyCannotBeReplayed` (`RetryPolicy` does
+/// not retry a status response of such a request: that status is the response). A 4xx or 5xx
+/// is a response, for the generated code to decide on; the transport's failures are thrown,
+/// and cancelling the calling Swift task cancels the request. Repeated request header fields
+/// are sent joined with ", "; repeated response fields arrive as one field, joined with ", " as
+/// `HTTPURLResponse` holds them (each `Set-Cookie` still reaches the manager's cookie jar on
+/// its own). Needs the `OpenAPI` trait. Beyond AFNetworking (after swift-openapi-urlsession's
+/// `URLSessionTransport`, which on Linux collects both bodies in memory).
 public struct URLSessionManagerTransport: ClientTransport {
     /// The manager that sends the requests.
     public let manager: URLSessionManager

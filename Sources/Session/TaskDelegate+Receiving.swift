@@ -10,20 +10,24 @@ import FoundationNetworking
 extension TaskDelegate {
     func didReceive(response: URLResponse) {
         guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), !endedAtRedirect else { return }
-        let failed: Bool = state.withLock { state in
+        let (failed, stoppedAtRedirect): (Bool, Bool) = state.withLock { state in
+            // A 307/308 not followed because its body cannot be sent again arrives as the
+            // response: the task fails with `redirectWouldDropBody`, which a streamed task's
+            // consumer gets instead of the redirect's head.
+            let stopped = if case .redirectStopped? = state.failure { true } else { false }
             state.response = response
             state.responseStart = Date()
             state.data = Data()
             state.bytesReceived = 0
             if let cache, handlers.bodyChannel != nil { state.cacheBodyRefused = !keepsStreamedBody(of: response, in: state, cache: cache) }
-            guard let writer = state.writer else { return false }
+            guard let writer = state.writer else { return (false, stopped) }
             do {
                 try writer.begin(response: response)
             } catch {
                 state.record(.failed(error))
-                return true
+                return (true, stopped)
             }
-            return false
+            return (false, stopped)
         }
         if failed {
             // The file failed the task: nothing of this response goes on.
@@ -31,7 +35,7 @@ extension TaskDelegate {
             return
         }
         if !monitors.isEmpty { monitors.notify { [task] in $0.task(task, didReceive: response) } }
-        handlers.bodyChannel?.receive(response)
+        if !stoppedAtRedirect { handlers.bodyChannel?.receive(response) }
         // With a content coding the declared length counts encoded bytes while the body is
         // counted decoded: the total is unknown rather than a fraction past 1.
         // The header is read only for a declared length (a lookup costs thousands of instructions).
@@ -75,6 +79,9 @@ extension TaskDelegate {
     func didReceive(bytes: UnsafeRawBufferPointer) -> Int64? {
         let (failed, total): (Bool, Int64?) = state.withLock { state in
             if state.discardsBody { return (false, nil) }
+            // The body of a redirect not followed (`didReceive(response:)`) reaches no consumer:
+            // its stream's window counts it as consumed, or a long one would pause the transfer.
+            if handlers.bodyChannel != nil, case .redirectStopped? = state.failure { return (false, nil) }
             state.bytesReceived += Int64(bytes.count)
             if handlers.bodyChannel != nil {
                 if let cache, state.cacheUse.storesResponse, !state.cacheBodyRefused {

@@ -20,7 +20,9 @@ public protocol RequestInterceptor: Sendable {
     /// Whether the failed attempt that `context` describes is retried. Asked after a transport
     /// failure before any response reached the task, and after a response with a status of 400
     /// or more (held back, with up to `RetryContext.maximumHeldBodyLength` bytes of its body,
-    /// until this answers). Default: `.doNotRetry`.
+    /// until this answers). A retry of a request whose body cannot be sent again
+    /// (`RetryContext.canReplayBody` `false`) fails the task with
+    /// `RetryError.bodyCannotBeReplayed` instead of sending it. Default: `.doNotRetry`.
     func retry(_ context: RetryContext) async -> RetryDecision
 }
 

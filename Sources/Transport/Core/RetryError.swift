@@ -6,7 +6,10 @@ import FoundationNetworking
 /// Why a retry could not be made.
 public enum RetryError: Error, Sendable {
     /// The request failed in a way the policy retries, but its body was a one-shot stream that
-    /// was already sent. Code -1021 (request body stream exhausted).
+    /// was already sent; `underlying` is the attempt's failure, or, when an interceptor retried a
+    /// status response (`RetryPolicy` does not retry one of such a request), a
+    /// `URLError(.requestBodyStreamExhausted)` naming the status. Code -1021 (request body
+    /// stream exhausted).
     case bodyCannotBeReplayed(underlying: any Error)
 }
 

@@ -76,7 +76,7 @@ extension CurlTransfer {
     private func decided(_ decision: RetryDecision, context: RetryContext) {
         let replayable = !decision.retries || canReplayBody
         let event: StateMachine.Decision = switch decision {
-        case _ where !replayable: context.error.map { .fail(RetryError.bodyCannotBeReplayed(underlying: $0)) } ?? .conclude
+        case _ where !replayable: .fail(RetryError.bodyCannotBeReplayed(underlying: context.error ?? Self.retriedStatus(context)))
         case .retry: .retry(after: 0)
         case .retryAfter(let delay): .retry(after: delay)
         case .doNotRetry: .conclude
@@ -85,6 +85,15 @@ extension CurlTransfer {
         let action = machine.decided(event)
         if case .scheduleRetry(let delay) = action { events?.transfer(willRetry: context, after: delay) }
         perform(action)
+    }
+
+    /// Why an attempt whose response an interceptor retried was not retried: its body cannot be
+    /// sent again. The status response is not handed on as if it had been accepted.
+    static func retriedStatus(_ context: RetryContext) -> URLError {
+        let status = context.response.map { "the \($0.statusCode) response" } ?? "the response"
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "An interceptor retried \(status), but the request body cannot be sent again."]
+        userInfo[NSURLErrorFailingURLErrorKey] = context.request.url
+        return URLError(.requestBodyStreamExhausted, userInfo: userInfo)
     }
 
     // MARK: Idle timeout

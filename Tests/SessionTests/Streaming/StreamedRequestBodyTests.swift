@@ -285,6 +285,46 @@ final class StreamedRequestBodyTests: XCTestCase {
         XCTAssertEqual(server.requests.map(\.path), ["/old"])
     }
 
+    func testAStreamedResponseToABodyOnlySentOnceFailsOnA307InsteadOfReturningTheRedirect() async throws {
+        let server = try server { request in
+            request.path == "/old" ? .status(307, fields: ["Location": "/new"]) : .status(200, body: request.body)
+        }
+        do {
+            let streamed = try await manager().stream(
+                for: post(server.baseURL.appendingPathComponent("old")), body: StreamedRequestBody(once: Self.chunks(["abc"])),
+                validation: HTTPResponseSerializer(acceptableStatusCodes: nil))
+            XCTFail("the redirect came back as the response (\(streamed.statusCode))")
+        } catch let error as SessionError {
+            guard case .redirectWouldDropBody(let redirect) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(redirect.statusCode, 307)
+        }
+        XCTAssertEqual(server.requests.map(\.path), ["/old"])
+    }
+
+    func testAStreamedResponseToABodyOnlySentOnceFailsOnA307WhoseBodyIsLongerThanTheReceiveWindow() async throws {
+        let server = try server { _ in .status(307, fields: ["Location": "/new"], body: Data(count: 4 * 1024 * 1024)) }
+        let manager = manager()
+        let request = post(server.baseURL.appendingPathComponent("old"))
+        let body = StreamedRequestBody(once: Self.chunks(["abc"]))
+        let call = Task {
+            try await manager.stream(for: request, body: body, validation: HTTPResponseSerializer(acceptableStatusCodes: nil)).statusCode
+        }
+        // A transfer paused for a consumer that never comes is not idle: only cancelling ends it.
+        let watchdog = Task {
+            try await Task.sleep(nanoseconds: 10_000_000_000)
+            call.cancel()
+        }
+        defer { watchdog.cancel() }
+        do {
+            let status = try await call.value
+            XCTFail("the redirect came back as the response (\(status))")
+        } catch let error as SessionError {
+            guard case .redirectWouldDropBody = error else { return XCTFail("\(error)") }
+        } catch {
+            XCTFail("\(error)")
+        }
+    }
+
     func testASlowProducerHoldsBackOnlyItsOwnUpload() async throws {
         let server = try server { request in .text(request.path) }
         let manager = manager()
