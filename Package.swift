@@ -101,7 +101,7 @@ let package = Package(
             "AFNetworking", .product(name: "Tracing", package: "swift-distributed-tracing", condition: tracing),
         ], path: "Sources/Tracing"),
         .target(name: "AFNetworkingOpenAPI", dependencies: [
-            "AFNetworking", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
+            "AFNetworking", "AFTransport", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
             .product(name: "HTTPTypes", package: "swift-http-types", condition: openAPI),
         ], path: "Sources/OpenAPI"),
         .testTarget(name: "LoggingIntegrationTests", dependencies: [

@@ -1,5 +1,6 @@
 #if OpenAPI
 import AFNetworking
+import AFTransport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -41,8 +42,12 @@ public struct URLSessionManagerTransport: ClientTransport {
             for: urlRequest, body: body.map(Self.streamedBody), validation: HTTPResponseSerializer(acceptableStatusCodes: nil))
         let head = streamed.response
         var fields = HTTPFields()
-        for (name, value) in head.allHeaderFields {
-            guard let name = name as? String, let fieldName = HTTPField.Name(name), let value = value as? String else { continue }
+        // Each field as it came where the carrier kept them (libcurl), a repeated one repeated;
+        // else as `HTTPURLResponse` joined them.
+        let list = (head as? FieldLinesResponse)?.fieldList
+            ?? head.allHeaderFields.compactMap { name, value in (name as? String).flatMap { name in (value as? String).map { (name, $0) } } }
+        for (name, value) in list {
+            guard let fieldName = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: fieldName, value: value))
         }
         let response = HTTPTypes.HTTPResponse(status: HTTPTypes.HTTPResponse.Status(code: head.statusCode), headerFields: fields)

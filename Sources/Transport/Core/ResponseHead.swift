@@ -16,6 +16,10 @@ struct ResponseHead: Equatable {
     /// Every `Set-Cookie` value on its own: joined, the commas in their dates would split them
     /// wrongly.
     var setCookies: [String]
+    /// The header lines as they came, after the status line: each field as the server sent it,
+    /// for a reader of repeated fields (`FieldLinesResponse`). A slice of the lines parsed, so
+    /// that keeping it copies nothing.
+    var fieldLines: ArraySlice<String> = []
 
     /// The head of the block `lines` (its status line first, line ends removed), or `nil` for
     /// an interim block (1xx, such as `100 Continue`, which a final block follows) or a status
@@ -25,7 +29,7 @@ struct ResponseHead: Equatable {
     static func parse(_ lines: [String]) -> ResponseHead? {
         guard let statusLine = lines.first, let (version, code) = Self.statusLine(statusLine), code >= 200 else { return nil }
         let (fields, setCookies) = Self.fields(of: lines.dropFirst())
-        return ResponseHead(statusCode: code, httpVersion: version, fields: fields, setCookies: setCookies)
+        return ResponseHead(statusCode: code, httpVersion: version, fields: fields, setCookies: setCookies, fieldLines: lines.dropFirst())
     }
 
     /// The fields of header lines `lines` (line ends removed), as `parse` reads a head's: by
@@ -74,7 +78,7 @@ struct ResponseHead: Equatable {
     /// case, so `Set-Coo\u{212A}ie` (a Kelvin sign) would be read as `Set-Cookie`. Read in the line's
     /// contiguous UTF-8 bytes, each string made once: through `Substring` and
     /// `String.UTF8View` indices, parsing cost 3,300 instructions a line (callgrind).
-    private static func field(of line: String) -> (name: String?, value: String)? {
+    static func field(of line: String) -> (name: String?, value: String)? {
         var line = line
         return line.withUTF8 { bytes -> (name: String?, value: String)? in
             let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
@@ -133,8 +137,9 @@ struct ResponseHead: Equatable {
         return (String(line[..<space]), code)
     }
 
-    /// The response the task receives for `url`.
+    /// The response the task receives for `url`: an `HTTPURLResponse` whose fields are joined as
+    /// URLSession's are, which also holds each field as it came (`FieldLinesResponse`).
     func response(for url: URL) -> HTTPURLResponse? {
-        HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)
+        FieldLinesResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields, fieldLines: fieldLines)
     }
 }
