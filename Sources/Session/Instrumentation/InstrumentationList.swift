@@ -17,7 +17,12 @@ public struct InstrumentationList: TaskInstrumentation {
 
     /// The observers of the instrumentations that observe the task, as one; `nil` when none does.
     public func observer(for request: URLRequest) -> (any TaskObserver)? {
-        let observers = instrumentations.compactMap { $0.observer(for: request) }
+        // Room for every one at once: `compactMap`'s array grows (reallocated) as it goes, per task.
+        var observers: [any TaskObserver] = []
+        observers.reserveCapacity(instrumentations.count)
+        for instrumentation in instrumentations {
+            if let observer = instrumentation.observer(for: request) { observers.append(observer) }
+        }
         return observers.isEmpty ? nil : Observers(observers: observers)
     }
 

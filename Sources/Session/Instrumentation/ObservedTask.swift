@@ -15,7 +15,16 @@ final class ObservedTask: Sendable {
         var request: URLRequest
         var started: DispatchTime
         var response: HTTPURLResponse?
-        var transaction: TransactionMetrics?
+        /// What the end reports of the exchange's metrics, kept rather than the whole
+        /// `TransactionMetrics` (a URL, dates and strings copied in and out of the lock).
+        var exchange: Exchange?
+    }
+
+    /// The body byte counts and protocol of an attempt's exchange.
+    private struct Exchange {
+        var requestBodyBytes: Int64
+        var responseBodyBytes: Int64
+        var networkProtocolName: String?
     }
 
     private struct State {
@@ -55,7 +64,10 @@ final class ObservedTask: Sendable {
 
     /// The attempt's exchange ended with `transaction`'s byte counts and protocol.
     func finished(_ transaction: TransactionMetrics) {
-        state.withLock { $0.attempt?.transaction = transaction }
+        let exchange = Exchange(
+            requestBodyBytes: transaction.countOfRequestBodyBytesSent, responseBodyBytes: transaction.countOfResponseBodyBytesReceived,
+            networkProtocolName: transaction.networkProtocolName)
+        state.withLock { $0.attempt?.exchange = exchange }
     }
 
     /// The attempt `context` describes failed and is retried after `delay`.
@@ -87,8 +99,8 @@ final class ObservedTask: Sendable {
         let elapsed = DispatchTime.now().uptimeNanoseconds - attempt.started.uptimeNanoseconds
         return AttemptEnd(
             attempt: attempt.start, request: attempt.request, response: response ?? attempt.response, error: error, next: next,
-            requestBodyBytes: attempt.transaction?.countOfRequestBodyBytesSent ?? metrics?.countOfRequestBodyBytesSent ?? 0,
-            responseBodyBytes: attempt.transaction?.countOfResponseBodyBytesReceived ?? metrics?.countOfResponseBodyBytesReceived ?? 0,
-            networkProtocolName: attempt.transaction?.networkProtocolName, duration: TimeInterval(elapsed) / 1_000_000_000)
+            requestBodyBytes: attempt.exchange?.requestBodyBytes ?? metrics?.countOfRequestBodyBytesSent ?? 0,
+            responseBodyBytes: attempt.exchange?.responseBodyBytes ?? metrics?.countOfResponseBodyBytesReceived ?? 0,
+            networkProtocolName: attempt.exchange?.networkProtocolName, duration: TimeInterval(elapsed) / 1_000_000_000)
     }
 }
