@@ -15,17 +15,22 @@ import FoundationNetworking
 /// `target`: the target URI the server was asked for. Pure.
 struct CacheKey: Hashable, Sendable {
     /// The request's URL without its fragment: where it connects.
-    var url: String
+    let url: String
     /// The request's `Host` field, lower-cased, when it names another authority than the URL.
-    var host: String?
+    let host: String?
     /// The Unix socket the request goes through; `nil` over TCP.
-    var socketPath: String?
+    let socketPath: String?
     /// The SHA-256 of the public key of the client certificate the request presents (mutual
     /// TLS), base64; `nil` for none.
-    var identity: String?
+    let identity: String?
     /// What the request's connection is checked and routed by (`RouteFingerprint`); `nil` for
     /// the system's trust and the automatic proxy.
-    var route: String?
+    let route: String?
+    /// The target URI the request names (RFC 9110, 7.1): its scheme, the authority of its
+    /// `Host` field or else its URL's (lower-cased, without the scheme's default port), its
+    /// path and query. Responses are grouped, stored and invalidated under it. Made once with
+    /// the key: a task reads it at its lookup, its store and its invalidations.
+    let target: String
 
     /// The key of `request`, sent through `socketPath` with `identity` on a transport of
     /// `route`; `nil` when it has no URL, or a `Host` field that is not an authority (a host
@@ -45,22 +50,21 @@ struct CacheKey: Hashable, Sendable {
         self.socketPath = socketPath
         self.identity = identity
         self.route = route
+        target = Self.target(of: url, host: self.host)
     }
 
-    /// The target URI the request names (RFC 9110, 7.1): its scheme, the authority of its
-    /// `Host` field or else its URL's (lower-cased, without the scheme's default port), its
-    /// path and query. Responses are grouped, stored and invalidated under it.
-    var target: String {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else { return url }
-        let authority = host ?? URL(string: url).map(Self.authority(of:)) ?? ""
-        var target = scheme + "://" + authority + components.percentEncodedPath
+    /// The target of a request to `url` whose `Host` field names `host` (`nil`: the URL's).
+    private static func target(of url: URL, host: String?) -> String {
+        let text = withoutFragment(url.absoluteString)
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else { return text }
+        var target = scheme + "://" + (host ?? authority(of: url)) + components.percentEncodedPath
         if let query = components.percentEncodedQuery { target += "?" + query }
         return target
     }
 
     /// The target of a request to `url` without a `Host` field of its own.
     static func target(of url: URL) -> String {
-        CacheKey(url: url, host: nil).target
+        target(of: url, host: nil)
     }
 
     /// The name a client certificate is known by in a key: its leaf's public key pin.
@@ -117,7 +121,7 @@ struct CacheKey: Hashable, Sendable {
         return (scheme == "http" && port == 80) || (scheme == "https" && port == 443) ? host : "\(host):\(port)"
     }
 
-    private static func withoutFragment(_ text: String) -> String {
+    static func withoutFragment(_ text: String) -> String {
         text.firstIndex(of: "#").map { String(text[..<$0]) } ?? text
     }
 }

@@ -108,7 +108,7 @@ enum CacheRules {
     /// `Host`, through the same socket and route with the same client certificate, and the
     /// same values of the fields its `Vary` names.
     static func matches(_ entry: CachedResponse, _ request: URLRequest, key: CacheKey) -> Bool {
-        entry.key == key && entry.varying.allSatisfy { name, value in normalized(request.value(forHTTPHeaderField: name)) == value }
+        entry.isStored(under: key) && entry.varying.allSatisfy { name, value in normalized(request.value(forHTTPHeaderField: name)) == value }
     }
 
     /// A field's value as `Vary` compares it: without the whitespace around it.

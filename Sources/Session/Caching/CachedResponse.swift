@@ -38,6 +38,19 @@ struct CachedResponse: Sendable, Equatable {
         CacheKey(url: url, host: host, socketPath: socketPath, identity: identity, route: route)
     }
 
+    /// Whether it is stored under `key`, compared field by field (no key, and no target, made
+    /// for each stored response a lookup looks at).
+    func isStored(under key: CacheKey) -> Bool {
+        host == key.host && socketPath == key.socketPath && identity == key.identity && route == key.route
+            && CacheKey.withoutFragment(url.absoluteString) == key.url
+    }
+
+    /// Whether it and `other` are stored under the same key.
+    func sharesKey(with other: CachedResponse) -> Bool {
+        host == other.host && socketPath == other.socketPath && identity == other.identity && route == other.route
+            && CacheKey.withoutFragment(url.absoluteString) == CacheKey.withoutFragment(other.url.absoluteString)
+    }
+
     /// The value of the field `name`, in any case; `nil` when absent.
     func value(_ name: String) -> String? {
         CachedResponse.value(name, in: fields)

@@ -216,7 +216,7 @@ public final class ResponseCache: Sendable {
     /// Whether `one` and `other` answer the same requests: the same key and varying values, so
     /// that one replaces the other.
     private static func sameVariant(_ one: CachedResponse, _ other: CachedResponse) -> Bool {
-        one.key == other.key && one.varying == other.varying
+        one.sharesKey(with: other) && one.varying == other.varying
     }
 
     private static func remove(_ key: String, from state: inout State) {
