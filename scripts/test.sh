@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against a local httpbin and the TLS servers of
 # scripts/tls-servers.sh, which it starts and always stops: every test (managers on the
-# libcurl transport), the integrations' tests with every package trait enabled (in
-# .build-traits) and the openapi-client example that run built, the session tests again on
+# libcurl transport), every test again with every package trait enabled (in .build-traits)
+# and the openapi-client example that build made, the session tests again on
 # URLSession's own protocol (AFN_TEST_TRANSPORT=urlSession), the reachability tests that need
 # a private network namespace, then the concurrency suites (classes named *ConcurrencyTests)
 # again under the thread sanitizer, the testing product's tests and its example's again in
@@ -34,9 +34,12 @@ run() { "$@" 2>&1 | tee -a "$log" || status=1; }
 # bounds at 128 KiB (MAX_ARG_STRLEN); every test's name at once is longer than that.
 run swift test --disable-swift-testing --filter '^SessionTests\.'
 run swift test --disable-swift-testing --skip-build --skip '^SessionTests\.' --skip ReachabilityNamespaceTests
-# The integrations' tests, compiled empty above, with every trait enabled (their packages
-# fetched there only), in a build of their own so that neither build undoes the other's.
-run swift test --disable-swift-testing --scratch-path .build-traits --enable-all-traits --filter '^(Logging|Metrics|Tracing|OpenAPI)IntegrationTests\.'
+# The whole suite again with every trait enabled (their packages fetched there only), in a
+# build of their own so that neither build undoes the other's: the integrations' tests,
+# compiled empty above, run here, and every other test shows that enabling them changes
+# nothing it checks.
+run swift test --disable-swift-testing --scratch-path .build-traits --enable-all-traits --filter '^SessionTests\.'
+run swift test --disable-swift-testing --scratch-path .build-traits --enable-all-traits --skip-build --skip '^SessionTests\.' --skip ReachabilityNamespaceTests
 # The OpenAPI example, built by that run (no build of its own): its generated client calls its
 # own server on 127.0.0.1 through URLSessionManagerTransport.
 run "$(swift build --scratch-path .build-traits --enable-all-traits --show-bin-path)/openapi-client"
