@@ -108,6 +108,10 @@ extension URLSessionManager {
                 let sent = observed?.willSend(prepared, retryAttempt: 1, followsRedirect: false) ?? prepared
                 task = uploadFile.map { session.uploadTask(with: sent, fromFile: $0) } ?? session.dataTask(with: sent)
             }
+            let (reportsBody, delivery) = overridesState.withLock { overrides in
+                (kind == .download ? overrides.downloadTaskDidWriteData != nil : overrides.dataTaskDidReceiveData != nil,
+                 TaskEventDelivery(overrides: overrides, kind: kind))
+            }
             let delegate = TaskDelegate(
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer,
                 credential: credential ?? configuration.credential,
@@ -116,9 +120,7 @@ extension URLSessionManager {
                 completionGroup: configuration.completionGroup, processingQueue: processingQueue, state: record,
                 cache: configuration.responseCache,
                 monitors: configuration.eventMonitors,
-                reportsBody: overridesState.withLock {
-                    kind == .download ? $0.downloadTaskDidWriteData != nil : $0.dataTaskDidReceiveData != nil
-                }, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil, observed: observed)
+                reportsBody: reportsBody, delivery: delivery, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil, observed: observed)
             if task is ManagedDataTask {
                 record.withLock { $0.run = TaskRun(request: prepared, starter: delegate) }
                 state.managedTasks.enter()

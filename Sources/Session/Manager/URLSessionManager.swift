@@ -382,18 +382,4 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
     func override<Closure>(_ field: KeyPath<SessionDelegateOverrides, Closure?>) -> Closure? {
         overridesState.withLock { $0[keyPath: field] }
     }
-
-    /// Runs `body` on the delegate queue and returns its result, waiting: where an override
-    /// block answers an event of a task on the libcurl transport, from the transport's queue;
-    /// at once when called on the delegate queue (a completion the `taskDidComplete` override
-    /// moved there), which would otherwise wait for itself.
-    func onDelegateQueue<Value: Sendable>(_ body: @escaping @Sendable () -> Value) -> Value {
-        if OperationQueue.current === operationQueue { return body() }
-        let result = Locked<Value?>(nil)
-        operationQueue.addOperations([BlockOperation {
-            let value = body()
-            result.withLock { $0 = value }
-        }], waitUntilFinished: true)
-        return result.withLock { $0! }
-    }
 }

@@ -104,14 +104,12 @@ extension TaskDelegate {
     /// `entry` as the manager's `dataTaskWillCacheResponse` override changes it (its response's
     /// status and fields, its data), or `nil` when the override refuses it; `entry` itself
     /// without an override; its varying values are read from `sent`, the request as it went
-    /// out. The override runs on the delegate queue.
+    /// out. The override runs where the task completes: on the delegate queue (`TaskEventDelivery`).
     private func approved(_ entry: CachedResponse, sent: URLRequest) -> CachedResponse? {
         guard let manager, let override = manager.override(\.dataTaskWillCacheResponse), let dataTask = task as? URLSessionDataTask,
               let response = entry.response else { return entry }
-        let proposed = Proposal(response: CachedURLResponse(response: response, data: entry.body, userInfo: nil, storagePolicy: .allowedInMemoryOnly))
-        let session = session
-        let answer = manager.onDelegateQueue { Proposal(response: proposed.response.flatMap { override(session, dataTask, $0) }) }
-        guard let chosen = answer.response, chosen.storagePolicy != .notAllowed, let changed = chosen.response as? HTTPURLResponse,
+        let proposed = CachedURLResponse(response: response, data: entry.body, userInfo: nil, storagePolicy: .allowedInMemoryOnly)
+        guard let chosen = override(session, dataTask, proposed), chosen.storagePolicy != .notAllowed, let changed = chosen.response as? HTTPURLResponse,
               let request = requestForCache else { return nil }
         // What the override made is held to the same rules as what the server sent.
         let fields = CacheRules.storedFields(Self.fields(of: changed), bodyLength: chosen.data.count)
@@ -124,12 +122,5 @@ extension TaskDelegate {
         approved.body = chosen.data
         approved.varying = varying
         return approved
-    }
-
-    /// A cached response handed to the override on the delegate queue and back.
-    private struct Proposal: @unchecked Sendable {
-        // @unchecked: `onDelegateQueue` waits, so the value is used by one queue at a time: the
-        // queue completing the task, then the delegate queue, then the first again.
-        let response: CachedURLResponse?
     }
 }

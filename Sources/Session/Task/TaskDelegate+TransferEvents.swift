@@ -8,19 +8,36 @@ import FoundationNetworking
 /// The events of a task the manager runs on libcurl (`ManagedDataTask`), called by the task's
 /// transfer on the transport's queue, and of the cache's answers in a transfer's place on any
 /// transport (`onEventQueue`). They reach the task's handlers, the manager's overrides
-/// and its event monitors as URLSession's own events would: an event with an override block
-/// set goes through the delegate queue (`operationQueue`), where URLSession calls them, in
-/// order; one without is handled where it happens.
+/// and its event monitors as URLSession's own events would. Where an override hears of them
+/// (`delivery`), they are handed to the delegate queue (`operationQueue`), where URLSession
+/// calls overrides, in order; the transport's queue never waits for them.
 extension TaskDelegate: TransferEvents {
     func transferDidReceive(_ response: HTTPURLResponse) {
-        observed?.received(response)
-        if receiveFinal(response) == .cancel { task.cancel() }
+        inOrder { [self] in
+            observed?.received(response)
+            if receiveFinal(response) == .cancel { task.cancel() }
+        }
+    }
+
+    /// Runs `event` where the task's events are handled (`delivery`): at once, or after the
+    /// events handed to the delegate queue before it. `isCompletion`: the task's end, which
+    /// goes there for overrides that hear of the end only.
+    private func inOrder(isCompletion: Bool = false, _ event: @escaping @Sendable () -> Void) {
+        switch delivery {
+        case .delegateQueue:
+            manager?.operationQueue.addOperation(event)
+        case .completionOnDelegateQueue where isCompletion:
+            manager?.operationQueue.addOperation(event)
+        case .inline, .completionOnDelegateQueue:
+            event()
+        }
     }
 
     /// Hands the task's final `response` to the manager, as URLSession's delivery did, from
     /// either transport; returns whether the task goes on. A `304` (or a 5xx, where a stale
     /// response may stand in) answering the cache's validation: the task takes the stored
-    /// response and its body instead, and the transfer's own body is dropped.
+    /// response and its body instead, and the transfer's own body is dropped. Runs where the
+    /// task's events are handled (the delegate queue when an override hears of them).
     func receiveFinal(_ response: HTTPURLResponse) -> URLSession.ResponseDisposition {
         let stored: CachedResponse
         switch storedAnswer(to: response) {
@@ -34,30 +51,39 @@ extension TaskDelegate: TransferEvents {
         }
         guard let storedResponse = stored.response else { return take(response) }
         let disposition = take(storedResponse)
-        if disposition != .cancel { stored.body.withUnsafeBytes { transferDidReceive($0) } }
+        if disposition != .cancel { stored.body.withUnsafeBytes { takeBody($0) } }
         state.withLock { $0.discardsBody = true }
         return disposition
     }
 
-    /// Hands `response` to the manager (its overrides on the delegate queue, where URLSession
-    /// calls them); returns whether the task goes on.
+    /// Hands `response` to the manager; returns whether the task goes on.
     private func take(_ response: HTTPURLResponse) -> URLSession.ResponseDisposition {
         guard let manager, let dataTask = task as? URLSessionDataTask else { return .allow }
-        let session = session
-        let receive = { @Sendable in manager.receive(response, of: dataTask, delegate: self, in: session) }
-        // The body waits for the override's answer, as URLSession's delivery did.
-        let overridden = manager.overridesState.withLock { $0.dataTaskDidReceiveResponse != nil || $0.downloadTaskDidResume != nil }
-        return overridden ? manager.onDelegateQueue(receive) : receive()
+        return manager.receive(response, of: dataTask, delegate: self, in: session)
     }
 
     func transferDidReceive(_ bytes: UnsafeRawBufferPointer) {
+        guard delivery == .delegateQueue else { return takeBody(bytes) }
+        // Copied once for the delegate queue; the window counts it out until handled there.
+        let data = Data(bytes)
+        inOrder { [self] in
+            data.withUnsafeBytes { takeBody($0) }
+            if !streamsBody { state.withLock { $0.receiveWindow }?.consumed(data.count) }
+        }
+    }
+
+    /// Takes a chunk of the body, and tells an override that hears of it.
+    private func takeBody(_ bytes: UnsafeRawBufferPointer) {
         guard let total = didReceive(bytes: bytes), reportsBody, let manager, let dataTask = task as? URLSessionDataTask else { return }
-        let (data, session) = (Data(bytes), session)
-        // Waited for: the reading goes at the override's pace, nothing queues up.
-        manager.onDelegateQueue { manager.report(data.count, bytesOf: data, total: total, of: dataTask, delegate: self, in: session) }
+        manager.report(bytes.count, bytesOf: Data(bytes), total: total, of: dataTask, delegate: self, in: session)
     }
 
     func transferDidComplete(with error: (any Error)?) {
+        inOrder(isCompletion: true) { [self] in complete(with: error) }
+    }
+
+    /// Ends the task with its transfer's `error` (`nil` when the body arrived whole).
+    private func complete(with error: (any Error)?) {
         if answerStaleOnFailure(error) { return }
         // A task cancelled before its end was handled (by a response block's `.cancel`, or by
         // its caller as it ended) completes cancelled.
@@ -67,14 +93,7 @@ extension TaskDelegate: TransferEvents {
         if error == nil, let response = state.withLock({ $0.response }), Self.isUnansweredChallenge(response) {
             didRefuseAuthenticationChallenge()
         }
-        guard let manager else { return }
-        let (task, session) = (task, session)
-        let complete = { @Sendable in manager.complete(task, error: error, in: session) }
-        if manager.overridesState.withLock({ $0.taskDidComplete != nil || $0.taskDidFinishCollectingMetrics != nil }) {
-            manager.operationQueue.addOperation(complete)
-        } else {
-            complete()
-        }
+        manager?.complete(task, error: error, in: session)
     }
 
     /// Whether `response` is a 401 whose first challenge is Basic or Digest: the schemes
@@ -89,9 +108,11 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transferDidSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
-        let previous = counts(.upload).completed
-        manager?.override(\.taskDidSendBodyData)?(session, task, totalBytesSent - previous, totalBytesSent, totalBytesExpectedToSend)
-        didSendBodyData(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
+        inOrder { [self] in
+            let previous = counts(.upload).completed
+            manager?.override(\.taskDidSendBodyData)?(session, task, totalBytesSent - previous, totalBytesSent, totalBytesExpectedToSend)
+            didSendBodyData(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
+        }
     }
 
     func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest, resendsBody: Bool) -> URLRequest? {
@@ -112,7 +133,7 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transferReceivesBody(through window: CurlReceiveWindow) {
-        receiveBody(through: window)
+        if streamsBody { receiveBody(through: window) } else { state.withLock { $0.receiveWindow = window } }
     }
 
     func transfer(answeringBasicChallenge response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
@@ -138,8 +159,10 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transferDidFinish(_ transaction: TransactionMetrics) {
-        didFinish(transaction)
-        observed?.finished(transaction)
+        inOrder { [self] in
+            didFinish(transaction)
+            observed?.finished(transaction)
+        }
     }
 
     func transfer(willSend request: URLRequest, attempt: Int, followsRedirect: Bool) -> URLRequest {
@@ -160,11 +183,11 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transfer(receivedTrailers fields: [String: String]) {
-        receiveTrailers(fields)
+        inOrder { [self] in receiveTrailers(fields) }
     }
 
     func transfer(exceeded limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?) {
-        didExceed(limit, declaredLength: declaredLength, response: response)
+        inOrder { [self] in didExceed(limit, declaredLength: declaredLength, response: response) }
     }
 
     /// What the task with `settings` (as they are when the transfer starts) asks of its
@@ -174,7 +197,7 @@ extension TaskDelegate: TransferEvents {
         TransferOptions(
             limits: settings.limits, isDownload: kind == .download || streamsBody, totalTimeout: settings.totalTimeout,
             clientIdentity: settings.clientIdentity, interceptor: settings.interceptor,
-            reportsAttempts: !monitors.isEmpty || cache != nil || observed != nil, readsThroughWindow: streamsBody)
+            reportsAttempts: !monitors.isEmpty || cache != nil || observed != nil, readsThroughWindow: streamsBody || delivery.readsThroughWindow)
     }
 
     /// The `realm` parameter of a Basic challenge: a quoted string up to its closing quote

@@ -9,7 +9,8 @@ import FoundationNetworking
 /// Everything about one task: its body (accumulated, or written to a file for downloads), its
 /// upload and download `Progress`, its handlers, its metrics, and the Linux failures the
 /// manager turns into typed errors. Its events come from the libcurl transport's queue
-/// (`TransferEvents`) or, for a task of URLSession's own protocol, from the manager's delegate
+/// (`TransferEvents`, handed to the delegate queue where an override hears of them:
+/// `TaskEventDelivery`) or, for a task of URLSession's own protocol, from the manager's delegate
 /// methods on the serial delegate queue; handlers run on the task's delivery queue.
 final class TaskDelegate: @unchecked Sendable {
     // @unchecked: every mutable field is in `state` (a `Locked`), the `Progress` objects too;
@@ -81,6 +82,8 @@ final class TaskDelegate: @unchecked Sendable {
     /// libcurl transport, or the cache's answers on either transport), as set when the task
     /// was made: otherwise no chunk is reported (or copied) beyond the task's own use.
     let reportsBody: Bool
+    /// Where the task's events are handled, from the manager's overrides when the task was made.
+    let delivery: TaskEventDelivery
     /// The manager's own tasks of the task's session, which this one (a `ManagedDataTask`)
     /// leaves when it completes; `nil` for a task of URLSession's own protocol.
     let sessionTasks: DispatchGroup?
@@ -98,7 +101,7 @@ final class TaskDelegate: @unchecked Sendable {
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers,
         session: URLSession, manager: URLSessionManager, curlTransport: CurlTransport?, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
         processingQueue: DispatchQueue, state: Locked<State>, cache: ResponseCache?, monitors: [any EventMonitor], reportsBody: Bool,
-        sessionTasks: DispatchGroup?, observed: ObservedTask?
+        delivery: TaskEventDelivery, sessionTasks: DispatchGroup?, observed: ObservedTask?
     ) {
         self.task = task
         self.kind = kind
@@ -117,6 +120,7 @@ final class TaskDelegate: @unchecked Sendable {
         self.monitors = monitors
         self.observed = observed
         self.reportsBody = reportsBody
+        self.delivery = delivery
         self.sessionTasks = sessionTasks
         self.state = state
     }

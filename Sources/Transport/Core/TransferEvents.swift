@@ -66,9 +66,10 @@ package struct TransferOptions: Sendable {
     package var interceptor: (any RequestInterceptor)?
     /// Whether the task wants to hear of each request sent (`transfer(willSend:attempt:followsRedirect:)`).
     package var reportsAttempts: Bool
-    /// Whether the body's consumer takes chunks after they are handed on (a stream's consumer),
-    /// so that the transfer reads through the receive window; `false` for a task that keeps or
-    /// writes each chunk as it takes it.
+    /// Whether the body's consumer takes chunks after they are handed on (a stream's consumer,
+    /// or a task whose events wait on its manager's delegate queue), so that the transfer reads
+    /// through the receive window; `false` for a task that keeps or writes each chunk as it
+    /// takes it.
     package var readsThroughWindow: Bool
 
     package init(
