@@ -1,111 +1,59 @@
 import Foundation
 
-/// What a `TestServer` answers a request with: a status, header fields and a body, with the
-/// faults only a real socket shows scripted on top (a delay before the answer, a body dripped in
-/// chunks with pauses between them, a connection cut after some body bytes), or raw bytes
-/// written as given. Value type; build one with the static functions and the modifiers.
-public struct ServerReply: Sendable {
-    /// One step of a raw reply.
-    public enum Step: Sendable, Equatable {
-        /// Writes these bytes.
-        case send(Data)
-        /// Waits this many seconds.
-        case pause(TimeInterval)
-        /// Closes the connection at once.
-        case close
+/// What a `TestServer` answers a request with: the same replies as a `StubTransport`'s
+/// (`StubReply`), under the name the server's tests have used; `drip`, `dripped(_:every:)` and
+/// `init(_:)` are the server's names for what the type already has.
+public typealias ServerReply = StubReply
+
+extension StubReply {
+    /// The body written in chunks of `size` bytes with `interval` seconds between them; `nil` to
+    /// write it at once. Default `nil`. The server's name for `chunks`.
+    public var drip: (size: Int, interval: TimeInterval)? {
+        get { chunks }
+        set { chunks = newValue }
     }
 
-    /// The status code; the reason phrase is the usual one.
-    public var status: Int
-    /// The header fields, in order. `Content-Length` is added for the body unless one is set
-    /// (or `Transfer-Encoding` is).
-    public var fields: [RecordedRequest.Field]
-    /// The body (not written to a HEAD request, nor with 204 or 304).
-    public var body: Data
-    /// Seconds to wait before the first byte of the reply. Default 0.
-    public var delay: TimeInterval = 0
-    /// The body written in chunks of `size` bytes with `interval` seconds between them;
-    /// `nil` to write it at once. Default `nil`.
-    public var drip: (size: Int, interval: TimeInterval)?
-    /// Body bytes written before the connection is closed abruptly; `nil` to write the whole
-    /// body. Default `nil`.
-    public var cutAfterBodyBytes: Int?
-    /// The trailer fields after the body, in order; a reply with trailers has a chunked body.
-    /// Default none.
-    public var trailers: [RecordedRequest.Field] = []
-    /// The bytes written instead of a formed reply, when set.
-    public var raw: [Step]?
-
-    /// A reply with `status`, `fields` and `body`.
-    public static func status(_ status: Int, fields: [String: String] = [:], body: Data = Data()) -> ServerReply {
-        ServerReply(status: status, fields: fields.sorted { $0.key < $1.key }.map { RecordedRequest.Field(name: $0.key, value: $0.value) }, body: body)
+    /// `reply` itself: a stub's reply serves the server as it is (its chunks dripped, its cut a
+    /// close, a failure a connection closed without a reply). Kept from when the two tools had
+    /// reply types of their own, so that code converting one into the other still compiles.
+    public init(_ reply: StubReply) {
+        self = reply
     }
 
-    /// A reply with `text` as a UTF-8 `text/plain` body.
-    public static func text(_ text: String, status: Int = 200) -> ServerReply {
-        .status(status, fields: ["Content-Type": "text/plain; charset=utf-8"], body: Data(text.utf8))
-    }
-
-    /// A reply with `value` encoded as an `application/json` body.
-    public static func json<Value: Encodable>(_ value: Value, status: Int = 200, encoder: JSONEncoder = JSONEncoder()) throws -> ServerReply {
-        .status(status, fields: ["Content-Type": "application/json"], body: try encoder.encode(value))
-    }
-
-    /// Raw bytes, pauses and closes, written as given (a malformed response, an unsolicited one,
-    /// a close inside the head).
-    public static func raw(_ steps: [Step]) -> ServerReply {
-        var reply = ServerReply(status: 0, fields: [], body: Data())
-        reply.raw = steps
-        return reply
-    }
-
-    /// This reply after `seconds` of silence.
-    public func delayed(by seconds: TimeInterval) -> ServerReply {
-        var reply = self
-        reply.delay = seconds
-        return reply
-    }
-
-    /// This reply with its body written `size` bytes at a time, `interval` seconds apart.
-    public func dripped(_ size: Int, every interval: TimeInterval) -> ServerReply {
-        var reply = self
-        reply.drip = (max(1, size), interval)
-        return reply
-    }
-
-    /// This reply with the connection closed after `count` bytes of its body.
-    public func cut(afterBodyBytes count: Int) -> ServerReply {
-        var reply = self
-        reply.cutAfterBodyBytes = max(0, count)
-        return reply
-    }
-
-    /// This reply with `fields` as trailers after its body (sent chunked).
-    public func withTrailers(_ fields: [String: String]) -> ServerReply {
-        var reply = self
-        reply.trailers = fields.sorted { $0.key < $1.key }.map { RecordedRequest.Field(name: $0.key, value: $0.value) }
-        return reply
+    /// This reply with its body written `size` bytes at a time, `interval` seconds apart: the
+    /// server's name for `chunked(_:every:)`.
+    public func dripped(_ size: Int, every interval: TimeInterval) -> StubReply {
+        chunked(size, every: interval)
     }
 
     /// The steps that write this reply to a request with `method`.
     func steps(forMethod method: String) -> [Step] {
-        if let raw { return (delay > 0 ? [.pause(delay)] : []) + raw }
-        var head = "HTTP/1.1 \(status) \(Self.reason(for: status))\r\n"
-        let chunked = !trailers.isEmpty
-        for field in ReplyFraming.fields(fields, status: status, bodyLength: body.count, chunked: chunked) { head += "\(field.name): \(field.value)\r\n" }
-        head += "\r\n"
-        var steps: [Step] = delay > 0 ? [.pause(delay)] : []
-        steps.append(.send(Data(head.utf8)))
-        guard ReplyFraming.hasBody(status: status, method: method) else { return steps }
-        for (index, chunk) in ReplyFraming.chunks(of: body, size: drip?.size, cutAfter: cutAfterBodyBytes).enumerated() {
-            if index > 0, let drip { steps.append(.pause(drip.interval)) }
-            steps.append(.send(chunked ? ReplyFraming.chunkFrame(chunk) : chunk))
+        let wait: [Step] = delay > 0 ? [.pause(delay)] : []
+        if let raw { return wait + raw }
+        // A socket has no way to say which error a failure is: the client sees it close.
+        if failure != nil { return wait + [.close] }
+        let framing = ReplyFraming(self, method: method)
+        let head = "HTTP/1.1 \(status) \(Self.reason(for: status))\r\n" + framing.fields.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
+        var steps = wait + [.send(Data(head.utf8))]
+        for (index, chunk) in framing.chunks.enumerated() {
+            if index > 0, let chunks { steps.append(.pause(chunks.interval)) }
+            steps.append(.send(framing.isChunked ? Self.chunkFrame(chunk) : chunk))
         }
-        if cutAfterBodyBytes != nil { return steps + [.close] }
-        return chunked ? steps + [.send(ReplyFraming.lastChunk(trailers: trailers))] : steps
+        if framing.cut { return steps + [.close] }
+        return framing.isChunked && framing.hasBody ? steps + [.send(Self.lastChunk(trailers: framing.trailers))] : steps
     }
 
-    static func reason(for status: Int) -> String {
+    /// `chunk` framed as one chunk of a chunked body (RFC 9112, 7.1).
+    private static func chunkFrame(_ chunk: Data) -> Data {
+        Data(String(chunk.count, radix: 16).utf8) + Data("\r\n".utf8) + chunk + Data("\r\n".utf8)
+    }
+
+    /// The last chunk of a chunked body, then `trailers` and the empty line that ends them.
+    private static func lastChunk(trailers: [RecordedRequest.Field]) -> Data {
+        Data(("0\r\n" + trailers.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n").utf8)
+    }
+
+    private static func reason(for status: Int) -> String {
         switch status {
         case 200: "OK"
         case 201: "Created"
@@ -127,22 +75,5 @@ public struct ServerReply: Sendable {
         case 503: "Service Unavailable"
         default: "Status"
         }
-    }
-}
-
-extension ServerReply {
-    /// The server's form of a stub's `reply`, so that one reply serves both tools: its status,
-    /// fields, body, trailers, delay, chunks (written with their pauses) and cut; a failure is a connection
-    /// closed without a reply.
-    public init(_ reply: StubReply) {
-        guard reply.failure == nil else {
-            self = ServerReply.raw([.close]).delayed(by: reply.delay)
-            return
-        }
-        self.init(status: reply.status, fields: reply.fields, body: reply.body)
-        delay = reply.delay
-        drip = reply.chunks
-        cutAfterBodyBytes = reply.cutAfterBodyBytes
-        trailers = reply.trailers
     }
 }

@@ -5,33 +5,51 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What a `StubTransport` answers a request with: a response (status, header fields, body), or a
-/// transport failure, with a delay (which a cancelled task stops waiting for), a body delivered
-/// in chunks with pauses (for progress), or a connection cut after some body bytes. Value type;
-/// build one with the static functions and the modifiers.
+/// What a `StubTransport` or a `TestServer` answers a request with (`ServerReply` is this type
+/// under the server's name, so one reply serves both tools): a response (status, header fields,
+/// body), or a transport failure, with a delay (which a cancelled task stops waiting for), a body
+/// delivered in chunks with pauses (for progress, or a server that drips), a connection cut after
+/// some body bytes, or trailer fields after the body; or, for the server only, raw bytes written
+/// as given. Value type; build one with the static functions and the modifiers.
 public struct StubReply: Sendable {
-    /// The status code.
+    /// One step of a raw reply.
+    public enum Step: Sendable, Equatable {
+        /// Writes these bytes.
+        case send(Data)
+        /// Waits this many seconds.
+        case pause(TimeInterval)
+        /// Closes the connection at once.
+        case close
+    }
+
+    /// The status code; the server writes the usual reason phrase with it.
     public var status: Int
-    /// The header fields, in order. `Content-Length` is added for the body unless set.
+    /// The header fields, in order. `Content-Length` is added for the body unless one is set
+    /// (or `Transfer-Encoding` is).
     public var fields: [RecordedRequest.Field]
     /// The body (not delivered to a HEAD request, nor with 204 or 304).
     public var body: Data
     /// The attempt fails with this error instead of a response, when set (a retry policy sees it
-    /// as a transport failure).
+    /// as a transport failure; the server closes the connection without a reply).
     public var failure: URLError?
     /// Seconds before the answer. Default 0.
     public var delay: TimeInterval = 0
     /// The body delivered `size` bytes at a time, `interval` seconds apart; `nil`: at once.
+    /// Default `nil`.
     public var chunks: (size: Int, interval: TimeInterval)?
-    /// Body bytes delivered before the connection is cut (`URLError.networkConnectionLost`).
+    /// Body bytes delivered before the connection is cut (`URLError.networkConnectionLost`);
+    /// `nil` to deliver the whole body. Default `nil`.
     public var cutAfterBodyBytes: Int?
     /// The trailer fields after the body (`ResponseBody.trailers`), in order; the body is framed
     /// as chunked. Default none.
     public var trailers: [RecordedRequest.Field] = []
+    /// The bytes the server writes instead of a formed reply, when set; a stub, which has no
+    /// socket to write them to, fails the attempt with `URLError.badServerResponse` instead.
+    public var raw: [Step]?
 
     /// A response with `status`, `fields` and `body`.
     public static func status(_ status: Int, fields: [String: String] = [:], body: Data = Data()) -> StubReply {
-        StubReply(status: status, fields: fields.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) }, body: body)
+        StubReply(status: status, fields: sorted(fields), body: body)
     }
 
     /// A response with `text` as a UTF-8 `text/plain` body.
@@ -61,10 +79,20 @@ public struct StubReply: Sendable {
         .status(401, fields: ["WWW-Authenticate": "Basic realm=\"\(realm)\""])
     }
 
-    /// The attempt fails with `code` as a transport failure.
+    /// The attempt fails with `code` as a transport failure (from the server: the connection
+    /// closed without a reply).
     public static func failure(_ code: URLError.Code) -> StubReply {
         var reply = StubReply.status(0)
         reply.failure = URLError(code)
+        return reply
+    }
+
+    /// Raw bytes, pauses and closes, written by the server as given (a malformed response, an
+    /// unsolicited one, a close inside the head); a stub fails the attempt with
+    /// `URLError.badServerResponse`.
+    public static func raw(_ steps: [Step]) -> StubReply {
+        var reply = StubReply.status(0)
+        reply.raw = steps
         return reply
     }
 
@@ -89,22 +117,26 @@ public struct StubReply: Sendable {
         return reply
     }
 
-    /// This reply with `fields` as trailers after its body.
+    /// This reply with `fields` as trailers after its body (sent chunked).
     public func withTrailers(_ fields: [String: String]) -> StubReply {
         var reply = self
-        reply.trailers = fields.sorted { $0.key < $1.key }.map { RecordedRequest.Field(name: $0.key, value: $0.value) }
+        reply.trailers = Self.sorted(fields)
         return reply
+    }
+
+    /// `fields` in the order of their names, so that a reply's bytes do not change from run to run.
+    private static func sorted(_ fields: [String: String]) -> [RecordedRequest.Field] {
+        fields.sorted { $0.key < $1.key }.map { RecordedRequest.Field(name: $0.key, value: $0.value) }
     }
 
     /// The reply as the transport plays it, to a request with `method`.
     func stubbed(forMethod method: String) -> StubbedReply {
         if let failure { return StubbedReply(outcome: .transportFailure(failure), delay: delay) }
-        let fields = ReplyFraming.fields(self.fields, status: status, bodyLength: body.count, chunked: !trailers.isEmpty).map { (name: $0.name, value: $0.value) }
-        let hasBody = ReplyFraming.hasBody(status: status, method: method)
-        let chunks = hasBody ? ReplyFraming.chunks(of: body, size: self.chunks?.size, cutAfter: cutAfterBodyBytes) : []
-        let cut = hasBody && cutAfterBodyBytes != nil ? URLError(.networkConnectionLost) : nil
-        let trailers = hasBody ? self.trailers.map { (name: $0.name, value: $0.value) } : []
+        if raw != nil { return StubbedReply(outcome: .transportFailure(URLError(.badServerResponse)), delay: delay) }
+        let framing = ReplyFraming(self, method: method)
         return StubbedReply(
-            outcome: .response(status: status, fields: fields, chunks: chunks, trailers: trailers), delay: delay, interval: self.chunks?.interval ?? 0, cut: cut)
+            outcome: .response(status: status, fields: framing.fields.map { (name: $0.name, value: $0.value) }, chunks: framing.chunks,
+                               trailers: framing.trailers.map { (name: $0.name, value: $0.value) }),
+            delay: delay, interval: chunks?.interval ?? 0, cut: framing.cut ? URLError(.networkConnectionLost) : nil)
     }
 }

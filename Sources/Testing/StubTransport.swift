@@ -72,15 +72,14 @@ public final class StubTransport: Sendable {
 
     /// A `TestServer` handler answering by these routes, so that one set serves both tools: each
     /// request the server receives is recorded here too and answered with the first matching
-    /// route's reply (`ServerReply(_:)`: its chunks dripped, a cut or a failure a closed
-    /// connection); a request no route matches gets 404 with `StubError`'s description as its
-    /// text. Requests are not recorded as fixtures (`record(unmatchedTo:with:)` answers the
-    /// transport only).
+    /// route's reply (its chunks dripped, a cut or a failure a closed connection); a request no
+    /// route matches gets 404 with `StubError`'s description as its text. Requests are not
+    /// recorded as fixtures (`record(unmatchedTo:with:)` answers the transport only).
     public var serverHandler: TestServer.Handler {
         { [state] request in
             switch Self.answer(request, in: state) {
-            case .success(let reply): ServerReply(reply)
-            case .failure(let error): ServerReply.text(error.description, status: 404)
+            case .success(let reply): reply
+            case .failure(let error): .text(error.description, status: 404)
             }
         }
     }

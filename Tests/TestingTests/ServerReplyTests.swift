@@ -58,6 +58,21 @@ final class ServerReplyTests: XCTestCase {
         XCTAssertEqual(text(ServerReply(StubReply.failure(.networkConnectionLost)).steps(forMethod: "GET")), ["close"])
     }
 
+    func testADelayedFailureWaitsThenCloses() {
+        XCTAssertEqual(text(StubReply.failure(.timedOut).delayed(by: 3).steps(forMethod: "GET")), ["pause 3.0", "close"])
+    }
+
+    func testDrippingIsChunking() {
+        let reply = ServerReply.status(200, body: Data("abcde".utf8))
+        XCTAssertEqual(text(reply.dripped(2, every: 0.1).steps(forMethod: "GET")), text(reply.chunked(2, every: 0.1).steps(forMethod: "GET")))
+        XCTAssertEqual(reply.dripped(2, every: 0.1).drip?.size, 2)
+    }
+
+    func testAHeadReplyWithTrailersHasNeitherBodyNorLastChunk() {
+        XCTAssertEqual(text(ServerReply.text("hi").withTrailers(["X-Sum": "1"]).steps(forMethod: "HEAD")),
+                       ["HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n"])
+    }
+
     func testAReplyWithTrailersIsChunkedAndEndsWithThem() {
         let steps = ServerReply.status(200, body: Data("abcde".utf8)).dripped(3, every: 0.1).withTrailers(["X-Sum": "15"]).steps(forMethod: "GET")
         XCTAssertEqual(text(steps), ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "3\r\nabc\r\n", "pause 0.1", "2\r\nde\r\n",

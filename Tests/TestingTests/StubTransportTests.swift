@@ -179,6 +179,11 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(code, .networkConnectionLost)
     }
 
+    func testARawReplyWhichOnlyAServerWritesFailsAsABadResponse() async throws {
+        let code = try await failureCode(of: .raw([.send(Data("HTTP/1.1 200 OK\r\n\r\n".utf8)), .close]))
+        XCTAssertEqual(code, .badServerResponse)
+    }
+
     func testCancellingEndsADelayedReplyAtOnce() async throws {
         let stubs = StubTransport()
         stubs.on("GET", "/slow").reply(StubReply.text("late").delayed(by: 30))

@@ -98,11 +98,8 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
         success: Success? = nil, failure: Failure? = nil
     ) -> URLSessionTask? {
         let task = makeTask(failure: failure) {
-            var request = try requestSerializer.multipartFormRequest(
-                method: "POST", urlString: try resolve(urlString), parameters: parameters, constructingBodyWith: block)
-            try Self.apply(headers, to: &request)
-            return try makeDataTask(with: request, credential: nil, uploadProgress: progress,
-                                    completion: Self.completion(success: success, failure: failure))
+            try makeDataTask(with: multipartRequest(urlString, parameters: parameters, headers: headers, constructingBodyWith: block),
+                             credential: nil, uploadProgress: progress, completion: Self.completion(success: success, failure: failure))
         }
         return start(task)
     }
@@ -158,6 +155,17 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
         // same `invalidURL` for a string that is not an absolute URL).
         let absolute = baseURL == nil ? urlString : try resolve(urlString)
         var request = try requestSerializer.request(method: method, urlString: absolute, parameters: parameters)
+        try Self.apply(headers, to: &request)
+        return request
+    }
+
+    /// The multipart POST the multipart methods send: `urlString` resolved against `baseURL`,
+    /// `parameters` as form fields, then the parts `block` appends, then `headers` applied.
+    func multipartRequest(
+        _ urlString: String, parameters: Any?, headers: [String: String]?, constructingBodyWith block: (any MultipartFormData) throws -> Void
+    ) throws -> URLRequest {
+        var request = try requestSerializer.multipartFormRequest(
+            method: "POST", urlString: try resolve(urlString), parameters: parameters, constructingBodyWith: block)
         try Self.apply(headers, to: &request)
         return request
     }

@@ -51,11 +51,6 @@ extension ServerReply {
         .status(200, fields: ["Content-Type": "application/octet-stream"], body: Data((0..<count).map { UInt8(truncatingIfNeeded: $0) }))
     }
 
-    /// A 302 to `location`.
-    static func redirect(to location: String) -> ServerReply {
-        .status(302, fields: ["Location": location])
-    }
-
     /// `{"authenticated": true, "user": user}` when `request` carries HTTP Basic credentials
     /// `user:password`; otherwise a 401 asking for them (`challenges`) or a 404 without a
     /// challenge (as httpbin's basic-auth and hidden-basic-auth routes answer).
