@@ -25,7 +25,7 @@ func probeRejectedEvent() -> Never {
             FileHandle.standardError.write(Data("completed: \(error.map { "\($0)" } ?? "no error")\n".utf8))
             completed.signal()
         }
-        guard let made = manager.table.delegate(for: task)?.makeTransfer() else {
+        guard let made = manager.table.delegate(for: task)?.makeTransfer() as? CurlTransfer else {
             FileHandle.standardError.write(Data("no transfer for a stubbed task\n".utf8))
             exit(1)
         }

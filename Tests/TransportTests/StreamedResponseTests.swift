@@ -104,7 +104,7 @@ final class StreamedResponseTests: XCTestCase {
         try await Task.sleep(nanoseconds: 500_000_000)
         let task = try XCTUnwrap(recorder.task)
         let delivered = try XCTUnwrap(manager.downloadProgress(for: task)).completedUnitCount
-        XCTAssertLessThanOrEqual(delivered, Int64(CurlReceiveWindow.defaultLimit + 1 << 20), "read ahead of the consumer")
+        XCTAssertLessThanOrEqual(delivered, Int64(ReceiveWindow.defaultLimit + 1 << 20), "read ahead of the consumer")
         while let chunk = try await iterator.next() { consumed += chunk.count }
         XCTAssertEqual(consumed, size)
     }

@@ -51,15 +51,10 @@ extension URLSessionManager {
                            "connectTimeout": state.connection.connectTimeout]) {
                 throw SessionError.invalidRequest(reason: problem)
             }
-            let (session, curlTransport) = try currentCarrier(&state)
-            if curlTransport == nil, transport == .libcurl, !state.toldLibcurlUnavailable, !configuration.eventMonitors.isEmpty,
-               let unavailable = CurlTransport.unavailable {
-                state.toldLibcurlUnavailable = true
-                configuration.eventMonitors.notify { $0.libcurlTransportUnavailable(unavailable) }
-            }
+            let (session, carrier) = try currentCarrier(&state, monitors: configuration.eventMonitors)
             // URLSession's own protocol sends a body stream without its trailers, and says
             // nothing: a body with trailers is refused there instead of sent short of them.
-            if curlTransport == nil, (request.httpBodyStream as? any TrailingBodyStream)?.hasTrailers == true {
+            if carrier == nil, (request.httpBodyStream as? any TrailingBodyStream)?.hasTrailers == true {
                 throw SessionError.invalidRequest(reason: "request trailers need the libcurl transport; URLSession's own protocol sends none")
             }
             var request = additionalHeaders.isEmpty ? request : Self.withAdditionalHeaders(additionalHeaders, on: request)
@@ -71,13 +66,13 @@ extension URLSessionManager {
                 request.setValue(cookies, forHTTPHeaderField: "Cookie")
                 carriesJarCookies = true
             }
-            if let uploadFile, curlTransport != nil { request = try Self.streaming(uploadFile, as: request) }
+            if let uploadFile, carrier != nil { request = try Self.streaming(uploadFile, as: request) }
             let (prepared, bodyStream) = Self.prepared(
-                request, carriedBy: curlTransport, configurationTimeout: sessionConfiguration.timeoutIntervalForRequest)
+                request, carriedBy: carrier, configurationTimeout: sessionConfiguration.timeoutIntervalForRequest)
             // URLSession's own task is made with the request it sends, so its cache is asked now;
             // a task the cache answers without the network is the manager's own, which
             // URLSession never sees.
-            let cached = curlTransport == nil ? configuration.responseCache.map {
+            let cached = carrier == nil ? configuration.responseCache.map {
                 TaskDelegate.cacheStep(
                     for: prepared, key: CacheKey(prepared, socketPath: nil, identity: nil, route: nil), kind: kind,
                     streamsBody: handlers.bodyChannel != nil, intercepted: false, limits: configuration.responseLimits, cache: $0)
@@ -85,7 +80,7 @@ extension URLSessionManager {
             // The task's one record, which its delegate and a task of the manager's own share.
             var taskState = TaskDelegate.State(writer: writer, settings: TaskSettings(
                 limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
-                interceptor: curlTransport == nil ? nil : state.interceptor,
+                interceptor: carrier == nil ? nil : state.interceptor,
                 redirects: RedirectPolicy(redaction: configuration.redaction, sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins)))
             (taskState.requestCarriesJarCookies, taskState.carriesJarCookies) = (carriesJarCookies, carriesJarCookies)
             if let cached {
@@ -96,7 +91,7 @@ extension URLSessionManager {
             let record = Locked(taskState)
             let knownUploadLength = Self.knownLength(of: request)
             let task: URLSessionTask
-            switch (curlTransport, cached?.step) {
+            switch (carrier, cached?.step) {
             case (.some, _), (nil, .answer?), (nil, .unavailable?):
                 state.taskCount += 1
                 task = ManagedDataTask(identifier: state.taskCount, request: prepared, knownUploadLength: knownUploadLength, record: record)
@@ -116,7 +111,7 @@ extension URLSessionManager {
                 task: task, kind: kind, responseSerializer: serializer ?? configuration.responseSerializer,
                 credential: credential ?? configuration.credential,
                 bodyStream: bodyStream, knownUploadLength: knownUploadLength, handlers: handlers,
-                session: session, manager: self, curlTransport: curlTransport, completionQueue: configuration.completionQueue,
+                session: session, manager: self, carrier: carrier, completionQueue: configuration.completionQueue,
                 completionGroup: configuration.completionGroup, processingQueue: processingQueue, state: record,
                 cache: configuration.responseCache,
                 monitors: configuration.eventMonitors,
@@ -131,21 +126,6 @@ extension URLSessionManager {
         }
     }
 
-    /// The stub answering every request, when the manager was made with `.stubbed`.
-    private var stub: TransportStub? {
-        if case .stubbed(let stub) = transport { return stub }
-        return nil
-    }
-
-    /// Whether tasks go through libcurl under `state`: on the libcurl transport when it can be
-    /// loaded (otherwise URLSession's own protocol carries them), and always for a policy that
-    /// needs enforcement, a Unix domain socket, a client identity or an interceptor.
-    func carriesLibcurl(_ state: Creation) -> Bool {
-        // The common case first: the policy comparison costs thousands of instructions a task.
-        (transport == .libcurl && CurlTransport.unavailable == nil) || stub != nil
-            || state.securityPolicy.needsEnforcement || state.connection.needsLibcurl || state.interceptor != nil
-    }
-
     /// `request` with each of `headers` it does not set itself (names compared in any case).
     private static func withAdditionalHeaders(_ headers: [(name: String, value: String)], on request: URLRequest) -> URLRequest {
         var request = request
@@ -153,36 +133,6 @@ extension URLSessionManager {
             request.setValue(value, forHTTPHeaderField: name)
         }
         return request
-    }
-
-    /// A new session, which carries the tasks of URLSession's own protocol; the manager's own
-    /// tasks (`ManagedDataTask`) are counted as its tasks for its invalidation.
-    func makeSession(_ state: inout Creation) -> URLSession {
-        // The bridge loads OpenSSL before URLSession initializes libcurl, so that OpenSSL is
-        // initialized without its clean-up at exit (`afn_openssl_load`).
-        if transport != .urlSession { _ = CurlTransport.unavailable }
-        let session = URLSession(configuration: carriedConfiguration, delegate: SessionDelegate(manager: self), delegateQueue: operationQueue)
-        state.session = session
-        state.managedTasks = DispatchGroup()
-        state.curlTransport = nil
-        return session
-    }
-
-    /// The session for the next task and, when libcurl carries it, the transport for the
-    /// policy. Throws when the policy needs libcurl and it cannot be had.
-    private func currentCarrier(_ state: inout Creation) throws -> (session: URLSession, transport: CurlTransport?) {
-        let session = state.session ?? makeSession(&state)
-        guard carriesLibcurl(state) else { return (session, nil) }
-        if let curlTransport = state.curlTransport { return (session, curlTransport) }
-        do {
-            let curlTransport = try CurlTransport(
-                policy: state.securityPolicy, configuration: carriedConfiguration,
-                receiveWindowLimit: state.receiveWindowLimit, connection: state.connection, cookieJar: cookieJar, stub: stub)
-            state.curlTransport = curlTransport
-            return (session, curlTransport)
-        } catch {
-            throw SessionError.securityPolicyUnavailable(reason: "\(error)")
-        }
     }
 
     /// `request` with the file at `fileURL` as a body stream and its length as `Content-Length`.
@@ -211,17 +161,17 @@ extension URLSessionManager {
     ///   fails at once with `URLError.timedOut` (measured: 0.95 s failed 5 times in 5, 0.1 s
     ///   twice in 5; 1.5 s fired after 1.0 s); the libcurl transport keeps the milliseconds.
     static func prepared(
-        _ request: URLRequest, carriedBy transport: CurlTransport?, configurationTimeout: TimeInterval
+        _ request: URLRequest, carriedBy carrier: (any TransferCarrier)?, configurationTimeout: TimeInterval
     ) -> (URLRequest, UploadBodyStream?) {
         var request = request
         let timeout = request.timeoutInterval == Self.defaultRequestTimeout ? configurationTimeout : request.timeoutInterval
         // URLSession's own protocol converts the timeout to an integer: no limit is the longest one.
-        let chosen = transport == nil ? min(max(1, timeout.rounded(.up)), TransferTimeouts.longest) : timeout
+        let chosen = carrier == nil ? min(max(1, timeout.rounded(.up)), TransferTimeouts.longest) : timeout
         // Set only when it changes: every change copies the request's storage.
         if request.timeoutInterval != chosen { request.timeoutInterval = chosen }
         var stream: UploadBodyStream?
         if let source = request.httpBodyStream {
-            if transport == nil {
+            if carrier == nil {
                 request.setValue(nil, forHTTPHeaderField: "Content-Length")
             } else if request.value(forHTTPHeaderField: "Content-Length") == nil, let length = request.multipartContentLength {
                 request.setValue(String(length), forHTTPHeaderField: "Content-Length")

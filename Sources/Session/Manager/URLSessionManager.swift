@@ -49,10 +49,10 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         var taskCount = 0
         var acceptsTasks = true
         var securityPolicy = SecurityPolicy.default
-        /// Carries the tasks on libcurl; made on first use, replaced with the policy or the
-        /// session.
-        var curlTransport: CurlTransport?
-        var receiveWindowLimit = CurlReceiveWindow.defaultLimit
+        /// Carries the tasks (the libcurl transport, `URLSessionManager+Carrier`); made on
+        /// first use, replaced with the policy or the session.
+        var carrier: (any TransferCarrier)?
+        var receiveWindowLimit = ReceiveWindow.defaultLimit
         var connection = ConnectionSettings()
         var interceptor: (any RequestInterceptor)?
         /// The event monitors were told that the `.libcurl` transport is unavailable.
@@ -203,7 +203,7 @@ open class URLSessionManager: NSObject, @unchecked Sendable {
         creation.withLock { state in
             guard state[keyPath: setting] != value else { return }
             state[keyPath: setting] = value
-            state.curlTransport = nil
+            state.carrier = nil
         }
     }
 

@@ -21,7 +21,7 @@ final class ResponseBodyChannel: Sendable {
         var chunkWaiter: CheckedContinuation<Data?, any Error>?
         /// `nil` while the task runs; then `.success` at the body's end, or the failure.
         var end: Result<Void, any Error>?
-        var window: CurlReceiveWindow?
+        var window: ReceiveWindow?
         var task: URLSessionTask?
         var trailers: [String: String] = [:]
     }
@@ -38,7 +38,7 @@ final class ResponseBodyChannel: Sendable {
     }
 
     /// The transport's window the body arrives through.
-    func receive(through window: CurlReceiveWindow) {
+    func receive(through window: ReceiveWindow) {
         state.withLock { $0.window = window }
     }
 

@@ -5,7 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A task the manager runs itself on its libcurl (or stubbed) transport, or that its cache
+/// A task the manager runs itself on its carrier (libcurl, or a stub), or that its cache
 /// answers without the network on any transport: to every caller a `URLSessionDataTask`, but
 /// resuming, suspending and cancelling it reach its transfer directly, with no URLSession task
 /// layer between the manager and the transport (which cost four queue hops and 146,000
@@ -17,7 +17,7 @@ import FoundationNetworking
 ///
 /// Each action on the transfer (start, suspend, resume, cancel) is handed to its transport's
 /// serial queue inside the critical section of the transition that decided it
-/// (`CurlTransport.start`, `setSuspended` and `cancel` only enqueue, never wait), so the
+/// (`CarriedTransfer`'s calls only enqueue, never wait), so the
 /// transport carries the actions out in the order of the transitions. Were they handed over
 /// after the lock, a `suspend` and a `resume` from two threads could reach the transfer the
 /// other way round: the task showing `.running` with its transfer suspended, out of reach of
@@ -71,7 +71,7 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
             case .nothing:
                 return nil
             case .resumeReading(let transfer):
-                transfer.transport.setSuspended(false, transfer)
+                transfer.setSuspended(false)
                 return nil
             case .start(let delegate):
                 return delegate
@@ -82,8 +82,7 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
             // Suspended meanwhile: started suspended. Cancelled meanwhile: the cancel found no
             // transfer and completed the task itself.
             guard case .start(let suspended) = state.run.made(made) else { return }
-            made.transport.start(made)
-            if suspended { made.transport.setSuspended(true, made) }
+            made.start(suspended: suspended)
         }
     }
 
@@ -91,7 +90,7 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     /// go on; suspending twice needs one `resume()`).
     override func suspend() {
         record.withLock { state in
-            state.run.suspend().map { $0.transport.setSuspended(true, $0) }
+            state.run.suspend()?.setSuspended(true)
         }
     }
 
@@ -103,7 +102,7 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
             case .nothing:
                 return nil
             case .cancelTransfer(let transfer):
-                transfer.transport.cancel(transfer, with: error)
+                transfer.cancel(with: error)
                 return nil
             case .complete(let delegate):
                 return delegate

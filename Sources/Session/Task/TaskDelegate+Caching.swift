@@ -131,9 +131,9 @@ extension TaskDelegate {
     /// route (its security policy and proxy), with the task's client certificate or else the
     /// transport's. URLSession's own protocol has none of them (each needs libcurl).
     func cacheKey(of request: URLRequest, settings: TaskSettings) -> CacheKey? {
-        let connection = curlTransport?.connection
+        let connection = carrier?.connection
         return CacheKey(request, socketPath: connection?.unixSocketPath, identity: settings.clientIdentity ?? connection?.clientIdentity,
-                        route: curlTransport?.routeFingerprint)
+                        route: carrier?.routeFingerprint)
     }
 
     /// Carries out `step` where the task's events happen (`onEventQueue`): the stored

@@ -54,7 +54,7 @@ extension TaskDelegate {
 
     /// The libcurl transport's window for this task's streamed body, told of every chunk its
     /// consumer processed (a body kept in memory or written to a file is taken as it arrives).
-    func receiveBody(through window: CurlReceiveWindow) {
+    func receiveBody(through window: ReceiveWindow) {
         handlers.bodyChannel?.receive(through: window)
     }
 

@@ -75,11 +75,11 @@ extension TaskDelegate {
         /// The transfer's receive window, told of each chunk handled, when the task's body
         /// waits on the delegate queue for an override (`TaskEventDelivery.delegateQueue`); a
         /// streamed body's channel keeps its own.
-        var receiveWindow: CurlReceiveWindow?
+        var receiveWindow: ReceiveWindow?
 
         /// What a `ManagedDataTask` shows and what runs it; unused for a task of URLSession's own
         /// protocol, which keeps its own.
-        var run = TaskRun<TaskDelegate, CurlTransfer>(request: nil, starter: nil)
+        var run = TaskRun<TaskDelegate, any CarriedTransfer>(request: nil, starter: nil)
 
         init(writer: DownloadWriter?, settings: TaskSettings) {
             self.writer = writer

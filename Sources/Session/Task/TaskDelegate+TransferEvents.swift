@@ -132,7 +132,7 @@ extension TaskDelegate: TransferEvents {
         return manager?.renewingCookies(of: request, delegate: self) ?? request
     }
 
-    func transferReceivesBody(through window: CurlReceiveWindow) {
+    func transferReceivesBody(through window: ReceiveWindow) {
         if streamsBody { receiveBody(through: window) } else { state.withLock { $0.receiveWindow = window } }
     }
 

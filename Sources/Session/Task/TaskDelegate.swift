@@ -60,8 +60,8 @@ final class TaskDelegate: @unchecked Sendable {
     let task: URLSessionTask
     let kind: Kind
     let session: URLSession
-    /// The manager's `CurlTransport` carrying the task, if libcurl carries it.
-    let curlTransport: CurlTransport?
+    /// What carries the task's transfers (`TransferCarrier`); `nil` for URLSession's own protocol.
+    let carrier: (any TransferCarrier)?
     /// The manager, while it lives (it does while it has tasks: `TaskDelegateTable`).
     private let managerReference: WeakManager
     let responseSerializer: any URLResponseSerialization
@@ -99,14 +99,14 @@ final class TaskDelegate: @unchecked Sendable {
     init(
         task: URLSessionTask, kind: Kind, responseSerializer: any URLResponseSerialization, credential: URLCredential?,
         bodyStream: UploadBodyStream?, knownUploadLength: Int64?, handlers: Handlers,
-        session: URLSession, manager: URLSessionManager, curlTransport: CurlTransport?, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
+        session: URLSession, manager: URLSessionManager, carrier: (any TransferCarrier)?, completionQueue: DispatchQueue?, completionGroup: DispatchGroup,
         processingQueue: DispatchQueue, state: Locked<State>, cache: ResponseCache?, monitors: [any EventMonitor], reportsBody: Bool,
         delivery: TaskEventDelivery, sessionTasks: DispatchGroup?, observed: ObservedTask?
     ) {
         self.task = task
         self.kind = kind
         self.session = session
-        self.curlTransport = curlTransport
+        self.carrier = carrier
         managerReference = WeakManager(manager: manager)
         self.responseSerializer = responseSerializer
         self.credential = credential
@@ -127,13 +127,13 @@ final class TaskDelegate: @unchecked Sendable {
 
     var manager: URLSessionManager? { managerReference.manager }
 
-    /// The transfer that carries the task on its libcurl transport, with what the task asks
-    /// of it now; `nil` when its manager's cache answers it without the network (where its
-    /// events happen), and for a task of URLSession's own protocol, which is made with the
-    /// transfer it asks for unless the cache answers it.
-    func makeTransfer() -> CurlTransfer? {
+    /// The transfer that carries the task, with what the task asks of it now; `nil` when its
+    /// manager's cache answers it without the network (where its events happen), and for a
+    /// task of URLSession's own protocol, which is made with the transfer it asks for unless
+    /// the cache answers it.
+    func makeTransfer() -> (any CarriedTransfer)? {
         guard let request = task.originalRequest else { return nil }
-        guard let curlTransport else {
+        guard let carrier else {
             // A task of URLSession's own protocol that its cache answers, decided when it was made.
             if let step = state.withLock({ $0.cacheAnswer }) { _ = carryOut(step) }
             return nil
@@ -143,15 +143,14 @@ final class TaskDelegate: @unchecked Sendable {
         // The task shows what it sends, a validation's validators included (`curlCommand`).
         // Not `sent != request`: corelibs' `URLRequest` equality ignores header fields.
         if cache != nil { state.withLock { $0.run.currentRequest = sent } }
-        return CurlTransfer(request: sent, registration: TransferRegistration(transport: curlTransport, events: self, options: transferOptions(settings)))
+        return carrier.makeTransfer(of: sent, for: self, options: transferOptions(settings))
     }
 
-    /// Runs `body` where the task's events happen: on its libcurl transport's queue, or for a
-    /// task of URLSession's own protocol on the delegate queue, where URLSession calls the
-    /// manager.
+    /// Runs `body` where the task's events happen: on its carrier's queue, or for a task of
+    /// URLSession's own protocol on the delegate queue, where URLSession calls the manager.
     func onEventQueue(_ body: @escaping @Sendable () -> Void) {
-        if let curlTransport {
-            curlTransport.async(body)
+        if let carrier {
+            carrier.async(body)
         } else {
             manager?.operationQueue.addOperation(body)
         }

@@ -9,7 +9,7 @@ import FoundationNetworking
 /// record's lock, so that the transport gets the actions in the order of the events. A value
 /// in the task's record (`TaskDelegate.State`), generic over what starts the task (its
 /// delegate) and what carries it (its transfer), so that it is tested without either.
-struct TaskRun<Starter: AnyObject, Transfer: AnyObject> {
+struct TaskRun<Starter: AnyObject, Transfer> {
     /// What callers see (`URLSessionTask.state`).
     private(set) var phase = URLSessionTask.State.suspended
     /// The error the task completed with.

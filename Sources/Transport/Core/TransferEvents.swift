@@ -29,7 +29,7 @@ package protocol TransferEvents: AnyObject, Sendable {
     func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest, resendsBody: Bool) -> URLRequest?
     /// The window through which the body arrives: the consumer reports every chunk it
     /// processed to it. Called before the first chunk when the options read through it.
-    func transferReceivesBody(through window: CurlReceiveWindow)
+    func transferReceivesBody(through window: ReceiveWindow)
     /// `request` again with the credential that answers its first HTTP Basic challenge, the
     /// 401 `response`, if the task has one. A challenge left unanswered ends the transfer with
     /// the response.
@@ -83,19 +83,5 @@ package struct TransferOptions: Sendable {
         self.interceptor = interceptor
         self.reportsAttempts = reportsAttempts
         self.readsThroughWindow = readsThroughWindow
-    }
-}
-
-/// A task's registration with its transport, as its manager keeps it: the transport carrying
-/// the task, the task's side of the transfer, and what it asks of it.
-package struct TransferRegistration {
-    package let transport: CurlTransport
-    package let events: any TransferEvents
-    package let options: TransferOptions
-
-    package init(transport: CurlTransport, events: any TransferEvents, options: TransferOptions) {
-        self.transport = transport
-        self.events = events
-        self.options = options
     }
 }

@@ -84,7 +84,7 @@ package final class CurlTransfer: @unchecked Sendable {
     var lastHopReusedConnection = false
     /// The body delivered, continued by the next attempt when one was cut.
     var bodyContinuation = BodyContinuation()
-    lazy var window = CurlReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
+    lazy var window = ReceiveWindow(limit: transport.receiveWindowLimit) { [weak self] in
         guard let self else { return }
         transport.resumeReading(self)
     }
@@ -97,17 +97,17 @@ package final class CurlTransfer: @unchecked Sendable {
     /// share of URLSession's speed within the noise (0.82-0.93, against 0.83-0.93).
     var receiveBufferSize: Int { options.isDownload ? 128 * 1024 : 64 * 1024 }
 
-    /// A transfer of `request` for the task `registration` describes; `CurlTransport.start`
-    /// starts it.
-    package init(request: URLRequest, registration: TransferRegistration) {
+    /// A transfer of `request` on `transport` for the task whose side is `events`, asking
+    /// `options` of it (`CurlTransport.makeTransfer`); `CurlTransport.start` starts it.
+    init(request: URLRequest, transport: CurlTransport, events: any TransferEvents, options: TransferOptions) {
         self.request = request
         originalRequest = request
-        transport = registration.transport
-        transferStart = registration.transport.clock.now()
+        self.transport = transport
+        transferStart = transport.clock.now()
         lastActivity = transferStart
         hop = CurlHop(proxy: nil, serverName: nil, totalMilliseconds: 0, start: transferStart)
-        events = registration.events
-        options = registration.options
+        self.events = events
+        self.options = options
         clientIdentity = options.clientIdentity ?? transport.connection.clientIdentity
         machine = StateMachine(hasInterceptors: options.interceptor != nil, maximumHeldBodyLength: RetryContext.maximumHeldBodyLength)
         body = Self.body(of: request, previous: .none)
@@ -115,7 +115,7 @@ package final class CurlTransfer: @unchecked Sendable {
         errorBuffer.initialize(repeating: 0, count: 256)
         timeouts = TransferTimeouts(connect: transport.connection.connectTimeout ?? request.timeoutInterval, idle: request.timeoutInterval,
                                     total: options.totalTimeout)
-        if options.readsThroughWindow { events?.transferReceivesBody(through: window) }
+        if options.readsThroughWindow { self.events?.transferReceivesBody(through: window) }
     }
 
     deinit {
@@ -160,7 +160,7 @@ package final class CurlTransfer: @unchecked Sendable {
     private func totalTimeoutElapsed() {
         guard !isEnded else { return }
         if easy != nil || stubPlayback != nil { return isPastDeadline = true }
-        cancel(with: timeouts.error(.total, url: request.url))
+        stop(with: timeouts.error(.total, url: request.url))
     }
 
     /// The handle finished with `curlCode` and was removed from the multi handle.
@@ -201,7 +201,7 @@ package final class CurlTransfer: @unchecked Sendable {
 
     /// The task was cancelled: stop without asking the interceptors, and end the task with
     /// `error` unless it had ended.
-    func cancel(with error: any Error) {
+    func stop(with error: any Error) {
         perform(machine.cancelled())
         end(with: error)
     }
@@ -329,5 +329,21 @@ package final class CurlTransfer: @unchecked Sendable {
     /// The transfer behind a libcurl callback's context pointer.
     static func transfer(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
         Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+    }
+}
+
+/// The task's side of the boundary: each action handed to the transport's queue.
+extension CurlTransfer: CarriedTransfer {
+    package func start(suspended: Bool) {
+        transport.start(self)
+        if suspended { transport.setSuspended(true, self) }
+    }
+
+    package func setSuspended(_ suspended: Bool) {
+        transport.setSuspended(suspended, self)
+    }
+
+    package func cancel(with error: any Error & Sendable) {
+        transport.cancel(self, with: error)
     }
 }

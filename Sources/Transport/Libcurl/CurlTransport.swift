@@ -14,7 +14,7 @@ import Glibc
 /// the transport's own serial queue, where the transfers also tell their tasks what happened
 /// (`TransferEvents`): no other queue stands between the socket and the task. A task's
 /// `resume` and `cancel` post to the transport's queue (`start`, `cancel`).
-package final class CurlTransport: @unchecked Sendable {
+package final class CurlTransport: TransferCarrier, @unchecked Sendable {
     // @unchecked: `transfers`, `idleHandles`, the timers and their deadlines, `timeoutIsDue`,
     // `endedResponses`, and `multi` while the transport lives, are touched only on `queue`
     // (`assertOnQueue` checks it in debug builds); `sockets` synchronizes itself.
@@ -23,7 +23,7 @@ package final class CurlTransport: @unchecked Sendable {
     let policy: SecurityPolicy
     /// What the session's configuration asks of every request.
     let settings: CurlSessionSettings
-    /// How far each transfer may read ahead of its consumer (see `CurlReceiveWindow`).
+    /// How far each transfer may read ahead of its consumer (see `ReceiveWindow`).
     let receiveWindowLimit: Int
     /// How every transfer connects (socket, connect timeout, client identity).
     package let connection: ConnectionSettings
@@ -70,7 +70,7 @@ package final class CurlTransport: @unchecked Sendable {
     /// (`unavailable`), or refuses a setting of the multi handle.
     package init(
         policy: SecurityPolicy, configuration: URLSessionConfiguration,
-        receiveWindowLimit: Int = CurlReceiveWindow.defaultLimit, connection: ConnectionSettings = ConnectionSettings(),
+        receiveWindowLimit: Int = ReceiveWindow.defaultLimit, connection: ConnectionSettings = ConnectionSettings(),
         cookieJar: (any ResponseCookieStore)? = nil, stub: TransportStub? = nil
     ) throws {
         if stub == nil, let error = Self.unavailableError { throw error }
@@ -129,6 +129,11 @@ package final class CurlTransport: @unchecked Sendable {
 
     // MARK: Transfers, on the transport's queue
 
+    /// A transfer of `request` on this transport, not started.
+    package func makeTransfer(of request: URLRequest, for events: any TransferEvents, options: TransferOptions) -> any CarriedTransfer {
+        CurlTransfer(request: request, transport: self, events: events, options: options)
+    }
+
     /// Starts `transfer`; from any thread, without waiting.
     package func start(_ transfer: CurlTransfer) {
         async { transfer.start() }
@@ -137,7 +142,7 @@ package final class CurlTransport: @unchecked Sendable {
     /// Stops `transfer` and ends its task with `error` (a cancellation) unless it had ended;
     /// from any thread, without waiting.
     package func cancel(_ transfer: CurlTransfer, with error: any Error & Sendable) {
-        async { transfer.cancel(with: error) }
+        async { transfer.stop(with: error) }
     }
 
     /// Suspends or resumes reading the response of `transfer` for its task; from any thread,

@@ -37,7 +37,7 @@ final class TaskDelegateTransferEventsTests: XCTestCase {
                 completed.fulfill()
             })
         let delegate = try XCTUnwrap(manager.table.delegate(for: task))
-        let transfer = try XCTUnwrap(delegate.makeTransfer())
+        let transfer = try XCTUnwrap(delegate.makeTransfer() as? CurlTransfer)
         XCTAssertTrue(transfer.events === delegate)
 
         delegate.transferDidSendBodyData(totalBytesSent: 3, totalBytesExpectedToSend: 3)
@@ -90,10 +90,10 @@ final class TaskDelegateTransferEventsTests: XCTestCase {
         let manager = manager()
         let task = try manager.dataTask(with: URLRequest(url: url)) { _, _, _ in }
         let delegate = try XCTUnwrap(manager.table.delegate(for: task))
-        let before = try XCTUnwrap(delegate.makeTransfer())
+        let before = try XCTUnwrap(delegate.makeTransfer() as? CurlTransfer)
         delegate.updateSettings { $0.totalTimeout = 7 }
         XCTAssertNotEqual(before.options.totalTimeout, 7)
-        XCTAssertEqual(delegate.makeTransfer()?.options.totalTimeout, 7)
+        XCTAssertEqual((delegate.makeTransfer() as? CurlTransfer)?.options.totalTimeout, 7)
         XCTAssertFalse(before.options.isDownload)
         XCTAssertNil(before.options.interceptor)
     }

@@ -28,7 +28,7 @@ final class CurlTransferTests: XCTestCase {
             errors.withLock { $0.append(error) }
             completed.fulfill()
         }
-        let transfer = try XCTUnwrap(manager.table.delegate(for: task)?.makeTransfer())
+        let transfer = try XCTUnwrap(manager.table.delegate(for: task)?.makeTransfer() as? CurlTransfer)
         transfer.transport.start(transfer)
         return (transfer, errors, completed)
     }

@@ -11,7 +11,7 @@ import XCTest
 /// unprocessed body and resumes once it drains. A one-byte window pauses before nearly every
 /// chunk, so a lost resume hangs these tests and a chunk lost or repeated on resume changes
 /// the bytes. (What the window saves in memory is measured by `afn-benchmarks transfer`.)
-final class ReceiveWindowTests: XCTestCase {
+final class PausedReadingTests: XCTestCase {
     private static let path = "/bytes/102400?seed=7"
 
     private func slowManager() -> URLSessionManager {

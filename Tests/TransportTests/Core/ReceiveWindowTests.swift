@@ -3,7 +3,7 @@
 import Foundation
 import XCTest
 
-final class CurlReceiveWindowTests: XCTestCase {
+final class ReceiveWindowTests: XCTestCase {
     private final class ResumeCounter: @unchecked Sendable {
         // @unchecked: `count` is only touched under `lock`.
         private let lock = NSLock()
@@ -12,9 +12,9 @@ final class CurlReceiveWindowTests: XCTestCase {
         var count: Int { lock.withLock { calls } }
     }
 
-    private func window(limit: Int) -> (CurlReceiveWindow, ResumeCounter) {
+    private func window(limit: Int) -> (ReceiveWindow, ResumeCounter) {
         let counter = ResumeCounter()
-        return (CurlReceiveWindow(limit: limit) { counter.increment() }, counter)
+        return (ReceiveWindow(limit: limit) { counter.increment() }, counter)
     }
 
     func testChunksAreAdmittedWhileLessThanTheLimitWaits() {

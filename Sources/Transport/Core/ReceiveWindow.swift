@@ -1,11 +1,12 @@
 import AFLocking
 
-/// How far a libcurl transfer may read ahead of the consumer of its streamed body: when the
-/// network outruns the consumer, a queue of chunks would hold the difference in memory. The
-/// transfer admits a chunk only while fewer than `limit` bytes wait, and pauses reading
-/// otherwise; the consumer reports what it has processed and resumes the transfer once half
-/// the window is free.
-package final class CurlReceiveWindow: Sendable {
+/// How far a transfer may read ahead of the consumer of its body (a stream's, or a task whose
+/// events wait on the delegate queue): when the network outruns the consumer, a queue of chunks
+/// would hold the difference in memory. The transfer admits a chunk only while fewer than
+/// `limit` bytes wait, and pauses reading otherwise; the consumer reports what it has
+/// processed and resumes the transfer once half the window is free. Any driver's: it knows
+/// nothing of what carries the bytes.
+package final class ReceiveWindow: Sendable {
     private struct State {
         var outstanding = 0
         var paused = false
@@ -22,14 +23,14 @@ package final class CurlReceiveWindow: Sendable {
     private let resume: @Sendable () -> Void
 
     /// A window of `limit` bytes; `resume` restarts reading and may be called on any thread.
-    init(limit: Int = CurlReceiveWindow.defaultLimit, resume: @escaping @Sendable () -> Void) {
+    package init(limit: Int = ReceiveWindow.defaultLimit, resume: @escaping @Sendable () -> Void) {
         self.limit = limit
         self.resume = resume
     }
 
-    /// Whether the transfer may hand `count` more bytes to URLSession now; if not, it pauses
+    /// Whether the transfer may hand `count` more bytes to the task now; if not, it pauses
     /// and is resumed by `consumed(_:)`.
-    func admit(_ count: Int) -> Bool {
+    package func admit(_ count: Int) -> Bool {
         state.withLock { state in
             guard state.outstanding < limit else {
                 state.paused = true
