@@ -78,17 +78,17 @@ extension URLSessionManager {
                     streamsBody: handlers.bodyChannel != nil, intercepted: false, limits: configuration.responseLimits, cache: $0)
             } : nil
             // The task's one record, which its delegate and a task of the manager's own share.
-            var taskState = TaskDelegate.State(writer: writer, settings: TaskSettings(
+            var live = TaskDelegate.Live(writer: writer, settings: TaskSettings(
                 limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
                 interceptor: carrier == nil ? nil : state.interceptor,
                 redirects: RedirectPolicy(redaction: configuration.redaction, sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins)))
-            (taskState.requestCarriesJarCookies, taskState.carriesJarCookies) = (carriesJarCookies, carriesJarCookies)
+            (live.requestCarriesJarCookies, live.carriesJarCookies) = (carriesJarCookies, carriesJarCookies)
             if let cached {
-                taskState.cacheUse = cached.use
-                taskState.cacheRequest = prepared
-                if case .send = cached.step {} else { taskState.cacheAnswer = cached.step }
+                live.cacheUse = cached.use
+                live.cacheRequest = prepared
+                if case .send = cached.step {} else { live.cacheAnswer = cached.step }
             }
-            let record = Locked(taskState)
+            let record = Locked(TaskDelegate.State(request: prepared, live: live))
             let knownUploadLength = Self.knownLength(of: request)
             let task: URLSessionTask
             switch (carrier, cached?.step) {
@@ -116,8 +116,8 @@ extension URLSessionManager {
                 cache: configuration.responseCache,
                 monitors: configuration.eventMonitors,
                 reportsBody: reportsBody, delivery: delivery, sessionTasks: task is ManagedDataTask ? state.managedTasks : nil, observed: observed)
-            if task is ManagedDataTask {
-                record.withLock { $0.run = TaskRun(request: prepared, starter: delegate) }
+            if let task = task as? ManagedDataTask {
+                task.delegateReference.delegate = delegate
                 state.managedTasks.enter()
             }
             table.insert(delegate, keepingAlive: self)

@@ -108,7 +108,7 @@ extension URLSessionManager: URLSessionDataDelegate {
         var request = proposed
         if delegate?.carriesJarCookies ?? true { request.setValue(nil, forHTTPHeaderField: "Cookie") }
         // The task's rules, as its manager had them when it was made.
-        let policy = delegate?.settings.redirects
+        let policy = delegate?.settings?.redirects
             ?? RedirectPolicy(redaction: redaction, sendsCredentialsAcrossOrigins: sendsCredentialsAcrossOrigins)
         switch policy.decide(request, status: response.statusCode, from: response.url, redirectNumber: delegate?.didRedirect() ?? 0,
                              hasRequestBody: delegate?.hasRequestBody ?? false, resendsBody: resendsBody) {
@@ -225,7 +225,7 @@ extension URLSessionManager: URLSessionDataDelegate {
     /// which has no limits; the libcurl transport stops a response over them before handing
     /// on a byte (`TransferEvents.transfer(exceeded:declaredLength:response:)`).
     private func stopsAtSizeLimit(_ delegate: TaskDelegate, bytes: Int64, declaredLength: Int64?, response: HTTPURLResponse?) -> Bool {
-        guard let limit = delegate.settings.limits.sizeLimit(isDownload: delegate.kind == .download), bytes > limit.bytes else { return false }
+        guard let limit = delegate.settings?.limits.sizeLimit(isDownload: delegate.kind == .download), bytes > limit.bytes else { return false }
         delegate.didExceed(limit.limit, declaredLength: declaredLength, response: response)
         return true
     }
@@ -253,7 +253,7 @@ extension URLSessionManager: URLSessionDataDelegate {
     /// fails the task with it instead.
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let delegate = table.delegate(for: dataTask) else { return }
-        let (received, response) = delegate.state.withLock { ($0.bytesReceived, $0.response) }
+        let (received, response) = delegate.state.withLock { ($0.shown.bytesReceived, $0.shown.response) }
         let declared = response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
         if stopsAtSizeLimit(delegate, bytes: received + Int64(data.count), declaredLength: declared, response: response) {
             dataTask.cancel()

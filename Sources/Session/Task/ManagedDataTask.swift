@@ -31,9 +31,11 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     /// The upload's length when the request says it and the transfer has not yet.
     private let knownUploadLength: Int64?
     private let record: Locked<TaskDelegate.State>
+    /// The task's delegate, which makes its transfer; set once when the delegate is made.
+    let delegateReference = DelegateReference()
 
-    /// A task of `request` numbered `identifier`, kept in `record` with its delegate (whose
-    /// `run` starts it); not running until `resume()`.
+    /// A task of `request` numbered `identifier`, kept in `record` with its delegate; not
+    /// running until `resume()`.
     init(identifier: Int, request: URLRequest, knownUploadLength: Int64?, record: Locked<TaskDelegate.State>) {
         self.identifier = identifier
         self.request = request
@@ -44,45 +46,52 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
 
     override var taskIdentifier: Int { identifier }
     override var originalRequest: URLRequest? { request }
-    override var currentRequest: URLRequest? { record.withLock { $0.run.currentRequest } }
+    override var currentRequest: URLRequest? { record.withLock { $0.currentRequest } }
     override var error: (any Error)? { record.withLock { $0.run.error } }
-    override var state: URLSessionTask.State { record.withLock { $0.run.phase } }
-    override var response: URLResponse? { record.withLock { $0.response } }
-    override var countOfBytesSent: Int64 { record.withLock { $0.bytesSent } }
-    override var countOfBytesExpectedToSend: Int64 { record.withLock { $0.expectedToSend(knownUploadLength: knownUploadLength) } }
-    override var countOfBytesReceived: Int64 { record.withLock { $0.bytesReceived } }
-    override var countOfBytesExpectedToReceive: Int64 { record.withLock { $0.response?.expectedContentLength ?? -1 } }
+    override var state: URLSessionTask.State { record.withLock { $0.run.state } }
+    override var response: URLResponse? { record.withLock { $0.shown.response } }
+    override var countOfBytesSent: Int64 { record.withLock { $0.shown.bytesSent } }
+    override var countOfBytesExpectedToSend: Int64 { record.withLock { $0.shown.expectedToSend(knownUploadLength: knownUploadLength) } }
+    override var countOfBytesReceived: Int64 { record.withLock { $0.shown.bytesReceived } }
+    override var countOfBytesExpectedToReceive: Int64 { record.withLock { $0.shown.response?.expectedContentLength ?? -1 } }
 
     /// The task's download progress (its upload progress for an upload), whose cancelling,
     /// pausing and resuming act on the task, as the manager's `downloadProgress(for:)` gives it.
     override var progress: Progress {
-        let (delegate, handedOut) = record.withLock { ($0.run.starter, $0.run.progress) }
+        let (handedOut, completed) = record.withLock { ($0.progress, $0.run.isCompleted) }
         if let handedOut { return handedOut }
-        guard let delegate else { return super.progress }
+        guard !completed, let delegate = delegateReference.delegate else { return super.progress }
         let progress = delegate.kind == .upload ? delegate.uploadProgress : delegate.downloadProgress
-        record.withLock { $0.run.progress = progress }
+        record.withLock { $0.progress = progress }
         return progress
     }
 
     /// Starts the transfer the first time; afterwards resumes reading a suspended one.
     override func resume() {
-        let starter: TaskDelegate? = record.withLock { state in
+        let starts: Bool = record.withLock { state in
             switch state.run.resume() {
             case .nothing:
-                return nil
+                return false
             case .resumeReading(let transfer):
                 transfer.setSuspended(false)
-                return nil
-            case .start(let delegate):
-                return delegate
+                return false
+            case .start:
+                return true
             }
         }
-        guard let made = starter?.makeTransfer() else { return }
+        guard starts, let made = delegateReference.delegate?.makeTransfer() else { return }
         record.withLock { state in
-            // Suspended meanwhile: started suspended. Cancelled meanwhile: the cancel found no
-            // transfer and completed the task itself.
-            guard case .start(let suspended) = state.run.made(made) else { return }
-            made.start(suspended: suspended)
+            switch state.run.made(made) {
+            case .start(let suspended):
+                // Suspended meanwhile: started suspended.
+                made.start(suspended: suspended)
+            case .drop:
+                // Cancelled meanwhile: the cancel found no transfer and completed the task itself.
+                break
+            case .reject(let error):
+                TaskDelegate.rejected(error)
+                made.cancel(with: error)
+            }
         }
     }
 
@@ -97,20 +106,20 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     /// Stops the transfer; the task completes with `URLError.cancelled`, unless it completed first.
     override func cancel() {
         let error = cancellation
-        let starter: TaskDelegate? = record.withLock { state in
+        let completes: Bool = record.withLock { state in
             switch state.run.cancel() {
             case .nothing:
-                return nil
+                return false
             case .cancelTransfer(let transfer):
                 transfer.cancel(with: error)
-                return nil
-            case .complete(let delegate):
-                return delegate
+                return false
+            case .complete:
+                return true
             }
         }
         // No transfer runs that could end it: it completes where its events happen, as every
         // task of the manager's own does, never on the caller's thread.
-        if let starter { starter.onEventQueue { starter.transferDidComplete(with: error) } }
+        if completes, let starter = delegateReference.delegate { starter.onEventQueue { starter.transferDidComplete(with: error) } }
     }
 
     /// The error of a cancelled task, `URLError.cancelled` with its URL.
@@ -125,4 +134,12 @@ final class ManagedDataTask: URLSessionDataTask, @unchecked Sendable {
     var cancellationError: URLError? {
         record.withLock { $0.run.isCancelling } ? cancellation : nil
     }
+}
+
+/// A task's reference to its delegate, which is made after the task (it holds the task).
+final class DelegateReference: @unchecked Sendable {
+    // @unchecked: `delegate` is written once, by the manager under its creation lock before the
+    // task is handed to anyone; Swift's weak references are atomic. Weak: the manager's table
+    // keeps the delegate until the task completes, and the delegate holds the task.
+    weak var delegate: TaskDelegate?
 }

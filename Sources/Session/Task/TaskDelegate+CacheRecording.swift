@@ -14,9 +14,9 @@ extension TaskDelegate {
     /// whether it is one user's, are read from it.
     func willSendForCache(_ request: URLRequest) {
         guard cache != nil else { return }
-        state.withLock { state in
-            state.sentRequest = request
-            if CacheRules.carriesCredentials(request) { state.sentCredentials = true }
+        live { live, _ in
+            live.sentRequest = request
+            if CacheRules.carriesCredentials(request) { live.sentCredentials = true }
         }
     }
 
@@ -25,11 +25,11 @@ extension TaskDelegate {
     /// credential (as the Basic answer that URLSession sends for it).
     func sentCredential(_ credential: URLCredential) {
         guard cache != nil else { return }
-        state.withLock { state in
-            state.sentCredentials = true
-            guard var sent = state.sentRequest ?? state.cacheRequest ?? task.originalRequest else { return }
+        live { live, _ in
+            live.sentCredentials = true
+            guard var sent = live.sentRequest ?? live.cacheRequest ?? task.originalRequest else { return }
             sent.setValue(BasicAuthorization.headerValue(user: credential.user ?? "", password: credential.password ?? ""), forHTTPHeaderField: "Authorization")
-            state.sentRequest = sent
+            live.sentRequest = sent
         }
     }
 
@@ -39,7 +39,7 @@ extension TaskDelegate {
     /// sent (its target, socket, certificate and `Vary`'s fields, after interceptors and
     /// credentials), unless a redirect led to it; a stored response a `304` updated is kept
     /// while it may still be stored.
-    func recordInCache(_ snapshot: State, response: HTTPURLResponse?, error: (any Error)?) {
+    func recordInCache(_ snapshot: Live, response: HTTPURLResponse?, error: (any Error)?) {
         guard let cache, let request = snapshot.cacheRequest ?? task.originalRequest, let url = request.url else { return }
         let sent = snapshot.sentRequest ?? request
         guard let key = cacheKey(of: sent, settings: snapshot.settings) else { return }
@@ -90,15 +90,15 @@ extension TaskDelegate {
             credentialed: CacheRules.isCredentialed(sent, key: key, answeredChallenge: answeredChallenge))
     }
 
-    /// Whether the streamed body of `response`, the final response of a task whose record is
-    /// `state`, is kept for `cache`: only when the task may store what it receives and the
+    /// Whether the streamed body of `response`, the final response of a task that owns
+    /// `live`, is kept for `cache`: only when the task may store what it receives and the
     /// response may be stored, so that no chunk is copied for nothing.
-    func keepsStreamedBody(of response: HTTPURLResponse, in state: State, cache: ResponseCache) -> Bool {
-        guard state.cacheUse.storesResponse, let request = state.cacheRequest ?? task.originalRequest else { return false }
-        let sent = state.sentRequest ?? request
-        guard let key = cacheKey(of: sent, settings: state.settings) else { return false }
+    func keepsStreamedBody(of response: HTTPURLResponse, in live: Live, cache: ResponseCache) -> Bool {
+        guard live.cacheUse.storesResponse, let request = live.cacheRequest ?? task.originalRequest else { return false }
+        let sent = live.sentRequest ?? request
+        guard let key = cacheKey(of: sent, settings: live.settings) else { return false }
         return isStorable(status: response.statusCode, fields: Self.fields(of: response), request: request, sent: sent, key: key,
-                          answeredChallenge: state.sentCredentials, in: cache)
+                          answeredChallenge: live.sentCredentials, in: cache)
     }
 
     /// `entry` as the manager's `dataTaskWillCacheResponse` override changes it (its response's

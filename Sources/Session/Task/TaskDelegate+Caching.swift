@@ -112,7 +112,7 @@ extension TaskDelegate {
     /// The request the cache reads the task's rules from: the task's own, before the cache
     /// added validators (a task of URLSession's own protocol is made with them).
     var requestForCache: URLRequest? {
-        state.withLock { $0.cacheRequest } ?? task.originalRequest
+        (live { live, _ in live.cacheRequest } ?? nil) ?? task.originalRequest
     }
 
     /// The task's request as the cache makes it (`cacheStep`), the task's use of the cache
@@ -123,7 +123,7 @@ extension TaskDelegate {
         let key = cacheKey(of: request, settings: settings)
         let (step, use) = Self.cacheStep(
             for: request, key: key, kind: kind, streamsBody: streamsBody, intercepted: settings.interceptor != nil, limits: settings.limits, cache: cache)
-        state.withLock { $0.cacheUse = use }
+        live { live, _ in live.cacheUse = use }
         return carryOut(step)
     }
 
@@ -149,7 +149,7 @@ extension TaskDelegate {
             // Read before the answer, which may complete the task (and let go of its settings) at once.
             let (settings, request) = (settings, requestForCache)
             onEventQueue { self.answer(with: entry, age: age) }
-            if revalidates, let cache, let manager, let request,
+            if revalidates, let cache, let manager, let request, let settings,
                let key = cacheKey(of: request, settings: settings), cache.beginsRevalidation(of: key) {
                 // With the task's own client certificate: the validation asks for the response this task was answered with.
                 manager.revalidate(request, key: key, credential: credential, clientIdentity: settings.clientIdentity, in: cache)
@@ -200,26 +200,26 @@ extension TaskDelegate {
     /// response.
     func storedAnswer(to response: HTTPURLResponse) -> StoredAnswer {
         guard let cache else { return .none }
-        let answer = state.withLock { state -> StoredAnswer in
-            guard let fallback = state.cacheUse.fallback, let request = state.cacheRequest ?? task.originalRequest else { return .none }
-            if response.statusCode == 304, case .validating(let entry, let requestTime) = state.cacheUse {
+        let answer = live { live, _ -> StoredAnswer in
+            guard let fallback = live.cacheUse.fallback, let request = live.cacheRequest ?? task.originalRequest else { return .none }
+            if response.statusCode == 304, case .validating(let entry, let requestTime) = live.cacheUse {
                 let fields = Self.fields(of: response)
                 guard response.url == entry.url, CacheRules.notModifiedMatches(entry, fields: fields) else {
-                    state.cacheUse = .answered(.miss, store: nil)
+                    live.cacheUse = .answered(.miss, store: nil)
                     return .refused(URLError(.badServerResponse, userInfo: [
                         NSLocalizedDescriptionKey: "The server answered the cache's validation with 304 Not Modified about another response than the one stored.",
                         NSURLErrorFailingURLErrorKey: entry.url,
                     ]), target: entry.key.target)
                 }
                 let updated = CacheRules.updated(entry, with: fields, requestTime: requestTime, responseTime: cache.now())
-                state.cacheUse = .answered(.revalidated, store: updated)
+                live.cacheUse = .answered(.revalidated, store: updated)
                 return .stored(updated)
             }
             guard CacheRules.staleIfErrorStatuses.contains(response.statusCode),
                   CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: cache.now()) else { return .none }
-            state.cacheUse = .answered(.stale, store: nil)
+            live.cacheUse = .answered(.stale, store: nil)
             return .stored(fallback)
-        }
+        } ?? .none
         if case .refused(_, let target) = answer { cache.invalidate([target]) }
         return answer
     }
@@ -229,13 +229,13 @@ extension TaskDelegate {
     /// (`stale-if-error`). Returns whether it did.
     func answerStaleOnFailure(_ error: (any Error)?) -> Bool {
         guard let cache, let failure = error as? URLError, failure.code != .cancelled else { return false }
-        let stale: CachedResponse? = state.withLock { state in
-            guard let fallback = state.cacheUse.fallback, state.response == nil,
-                  let request = state.cacheRequest ?? task.originalRequest,
+        let stale: CachedResponse? = live { live, shown in
+            guard let fallback = live.cacheUse.fallback, shown.response == nil,
+                  let request = live.cacheRequest ?? task.originalRequest,
                   CacheRules.servesStaleOnError(fallback, request: request, shared: cache.isShared, now: cache.now()) else { return nil }
-            state.cacheUse = .answered(.stale, store: nil)
+            live.cacheUse = .answered(.stale, store: nil)
             return fallback
-        }
+        } ?? nil
         guard let stale else { return false }
         answer(with: stale, age: CacheRules.currentAge(of: stale, now: cache.now()))
         return true
@@ -246,18 +246,18 @@ extension TaskDelegate {
     /// do not go to the redirect's target.
     func leaveCache(redirectingWith request: URLRequest) -> URLRequest {
         guard cache != nil else { return request }
-        let validating: Bool = state.withLock { state in
-            switch state.cacheUse {
+        let validating: Bool = live { live, _ in
+            switch live.cacheUse {
             case .validating(let entry, let requestTime):
-                state.cacheUse = .redirected(validated: entry, requestTime: requestTime)
+                live.cacheUse = .redirected(validated: entry, requestTime: requestTime)
                 return true
             case .fetching(let requestTime, _):
-                state.cacheUse = .redirected(validated: nil, requestTime: requestTime)
+                live.cacheUse = .redirected(validated: nil, requestTime: requestTime)
                 return false
             case .none, .redirected, .answered:
                 return false
             }
-        }
+        } ?? false
         return validating ? Self.withoutValidators(request) : request
     }
 
@@ -265,9 +265,9 @@ extension TaskDelegate {
     /// attempt followed a redirect validates (or fetches) again.
     func returnToCache() {
         guard cache != nil else { return }
-        state.withLock { state in
-            guard case .redirected(let validated, let requestTime) = state.cacheUse else { return }
-            state.cacheUse = validated.map { .validating($0, requestTime: requestTime) } ?? .fetching(requestTime: requestTime, fallback: nil)
+        live { live, _ in
+            guard case .redirected(let validated, let requestTime) = live.cacheUse else { return }
+            live.cacheUse = validated.map { .validating($0, requestTime: requestTime) } ?? .fetching(requestTime: requestTime, fallback: nil)
         }
     }
 

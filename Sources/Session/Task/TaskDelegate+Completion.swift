@@ -22,24 +22,26 @@ extension TaskDelegate {
         // A body closed to cancel the task made its transport fail the read first: a cancellation.
         let urlSessionError = urlSessionError != nil && bodyStream?.wasCancelled == true
             ? URLError(.cancelled, userInfo: task.originalRequest?.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]) : urlSessionError
-        let snapshot: State? = state.withLock { state in
-            guard !state.completed else { return nil }
-            state.completed = true
-            if let failure = bodyStream?.failure { state.record(.failed(SessionError.bodyStreamFailed(underlying: failure))) }
-            let snapshot = state
-            state.release()
-            return snapshot
+        let ended: (Live, Shown)? = state.withLock { state in
+            switch state.run.end() {
+            case .ended(var live):
+                if let failure = bodyStream?.failure { live.record(.failed(SessionError.bodyStreamFailed(underlying: failure))) }
+                return (live, state.shown)
+            case .reject(let error):
+                Self.rejected(error)
+                return nil
+            }
         }
-        guard let snapshot else { return nil }
+        guard let (snapshot, shown) = ended else { return nil }
         // The task is over: a body's producer ends and a read waiting on it returns.
         bodyStream?.release()
         // The delegate's own copies first: URLSession's getters wait for its work queue.
-        let response = snapshot.response ?? (task.response as? HTTPURLResponse)
+        let response = shown.response ?? (task.response as? HTTPURLResponse)
         var outcome = snapshot.failure.map { $0.error(response: response) } ?? urlSessionError
         let metrics = TaskMetrics(
             taskStart: taskStart, responseStart: snapshot.responseStart, taskEnd: Date(),
-            countOfRequestBodyBytesSent: snapshot.bytesSent,
-            countOfResponseBodyBytesReceived: snapshot.bytesReceived, redirectCount: snapshot.redirectCount,
+            countOfRequestBodyBytesSent: shown.bytesSent,
+            countOfResponseBodyBytesReceived: shown.bytesReceived, redirectCount: snapshot.redirectCount,
             transactionMetrics: snapshot.transactions, cacheOutcome: snapshot.cacheUse.outcome)
         if let writer = snapshot.writer {
             writer.close()
@@ -49,7 +51,7 @@ extension TaskDelegate {
         }
         let error = outcome
         recordInCache(snapshot, response: response, error: error)
-        let released = state.withLock { $0.run.end(with: error) }
+        let released = state.withLock { $0.run.complete(with: error) }
         withExtendedLifetime(released) {}
         // Before the completion is scheduled, as URLSession reports metrics before completing: a
         // completion handler may read what the metrics override stored.

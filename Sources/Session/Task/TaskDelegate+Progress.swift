@@ -19,7 +19,7 @@ extension TaskDelegate {
     }
 
     private static func progressCounts(_ direction: Direction) -> WritableKeyPath<State, ProgressCounts> {
-        direction == .upload ? \.upload : \.download
+        direction == .upload ? \.shown.upload : \.shown.download
     }
 
     /// The `Progress` of `direction`, made with the counts so far when first asked for; it

@@ -10,25 +10,27 @@ import FoundationNetworking
 extension TaskDelegate {
     func didReceive(response: URLResponse) {
         guard let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), !endedAtRedirect else { return }
-        let (failed, stoppedAtRedirect): (Bool, Bool) = state.withLock { state in
+        let outcome: (failed: Bool, stoppedAtRedirect: Bool)? = live { live, shown in
             // A 307/308 not followed because its body cannot be sent again arrives as the
             // response: the task fails with `redirectWouldDropBody`, which a streamed task's
             // consumer gets instead of the redirect's head.
-            let stopped = if case .redirectStopped? = state.failure { true } else { false }
-            state.response = response
-            state.responseStart = Date()
-            state.data = Data()
-            state.bytesReceived = 0
-            if let cache, handlers.bodyChannel != nil { state.cacheBodyRefused = !keepsStreamedBody(of: response, in: state, cache: cache) }
-            guard let writer = state.writer else { return (false, stopped) }
+            let stopped = if case .redirectStopped? = live.failure { true } else { false }
+            shown.response = response
+            live.responseStart = Date()
+            live.data = Data()
+            shown.bytesReceived = 0
+            if let cache, handlers.bodyChannel != nil { live.cacheBodyRefused = !keepsStreamedBody(of: response, in: live, cache: cache) }
+            guard let writer = live.writer else { return (false, stopped) }
             do {
                 try writer.begin(response: response)
             } catch {
-                state.record(.failed(error))
+                live.record(.failed(error))
                 return (true, stopped)
             }
             return (false, stopped)
         }
+        // A response after the end (which a cancellation can race) is not the task's.
+        guard let (failed, stoppedAtRedirect) = outcome else { return }
         if failed {
             // The file failed the task: nothing of this response goes on.
             task.cancel()
@@ -44,11 +46,11 @@ extension TaskDelegate {
            !coding.isEmpty, coding != "identity" {
             expected = -1
         }
-        state.withLock { state in
-            let offset = state.writer?.bytesInFile ?? 0
+        live { live, shown in
+            let offset = live.writer?.bytesInFile ?? 0
             // The declared length is the server's: a sum past Int64.max is an unknown total.
             let (total, overflow) = expected.addingReportingOverflow(offset)
-            state.download.set(completed: offset, total: expected >= 0 && !overflow ? total : -1)
+            shown.download.set(completed: offset, total: expected >= 0 && !overflow ? total : -1)
         }
     }
 
@@ -77,36 +79,37 @@ extension TaskDelegate {
     /// cache's memory capacity (past it, it is let go of and not stored): a stream holds no
     /// more than the cache may keep in memory.
     func didReceive(bytes: UnsafeRawBufferPointer) -> Int64? {
-        let (failed, total): (Bool, Int64?) = state.withLock { state in
-            if state.discardsBody { return (false, nil) }
+        let (failed, total): (Bool, Int64?) = live { live, shown in
+            if live.discardsBody { return (false, nil) }
             // The body of a redirect not followed (`didReceive(response:)`) reaches no consumer:
             // its stream's window counts it as consumed, or a long one would pause the transfer.
-            if handlers.bodyChannel != nil, case .redirectStopped? = state.failure { return (false, nil) }
-            state.bytesReceived += Int64(bytes.count)
+            if handlers.bodyChannel != nil, case .redirectStopped? = live.failure { return (false, nil) }
+            shown.bytesReceived += Int64(bytes.count)
             if handlers.bodyChannel != nil {
-                if let cache, state.cacheUse.storesResponse, !state.cacheBodyRefused {
-                    if state.data.count + bytes.count <= cache.memoryCapacity {
-                        state.data.append(contentsOf: bytes)
+                if let cache, live.cacheUse.storesResponse, !live.cacheBodyRefused {
+                    if live.data.count + bytes.count <= cache.memoryCapacity {
+                        live.data.append(contentsOf: bytes)
                     } else {
-                        (state.cacheBodyRefused, state.data) = (true, Data())
+                        (live.cacheBodyRefused, live.data) = (true, Data())
                     }
                 }
-                return (false, state.bytesReceived)
+                return (false, shown.bytesReceived)
             }
-            guard let writer = state.writer else {
-                state.data.append(contentsOf: bytes)
-                return (false, state.bytesReceived)
+            guard let writer = live.writer else {
+                live.data.append(contentsOf: bytes)
+                return (false, shown.bytesReceived)
             }
             do {
                 return (false, try writer.write(bytes))
             } catch {
-                state.record(.failed(SessionError.downloadFileFailed(reason: error.localizedDescription, destination: nil)))
+                live.record(.failed(SessionError.downloadFileFailed(reason: error.localizedDescription, destination: nil)))
                 return (true, writer.bytesInFile)
             }
-        }
+        } ?? (false, nil)
         guard let total else {
-            // A body the cache's answer replaced: its stream's window counts it as consumed, or
-            // the transfer would pause for a consumer that never sees it.
+            // A body the cache's answer replaced (or that arrived after the end): its stream's
+            // window counts it as consumed, or the transfer would pause for a consumer that
+            // never sees it.
             handlers.bodyChannel?.discarded(bytes.count)
             return nil
         }
@@ -115,7 +118,7 @@ extension TaskDelegate {
             return total
         }
         handlers.bodyChannel?.append(Data(bytes))
-        state.withLock { $0.download.set(completed: total) }
+        state.withLock { $0.shown.download.set(completed: total) }
         deliver(handler: handlers.downloadProgress, direction: .download)
         return total
     }

@@ -27,13 +27,57 @@ extension TaskDelegate {
 
     /// Everything that changes about one task, under one lock: the task's record. The
     /// delegate keeps it, and so does the task when it is the manager's own
-    /// (`ManagedDataTask`), which shows its response and counts from here while it runs and
-    /// after; what only a running task needs is let go when it completes (`release()`).
+    /// (`ManagedDataTask`). What the task shows in every phase, during its run and after
+    /// (its response, counts, current request, progress), is here; what only a live task
+    /// needs is owned by the phases of its `run` (`Live`), and let go of when it completes.
     struct State {
-        var data = Data()
+        /// The counts and the response.
+        var shown = Shown()
+        /// The request the task sends now: its own, a validation's, a redirect's.
+        var currentRequest: URLRequest?
+        /// The `Progress` the task handed out as `progress`, kept after it completed.
+        var progress: Progress?
+        /// The directions whose progress handler has a call pending (`deliver(handler:direction:)`).
+        var pendingDeliveries: Set<Direction> = []
+        /// The lifecycle, whose phases own what the live task needs.
+        var run: TaskRun<any CarriedTransfer, Live>
+
+        /// The record of a task made to send `request`, owning `live`.
+        init(request: URLRequest?, live: Live) {
+            currentRequest = request
+            shown.download.completed = live.writer?.resumeOffset ?? 0
+            run = TaskRun(live)
+        }
+
+        /// Runs `body` with what the live task owns and what it shows, changed in place; `nil`
+        /// once the task completed.
+        mutating func live<Result>(_ body: (inout Live, inout Shown) -> Result) -> Result? {
+            var shown = self.shown
+            defer { self.shown = shown }
+            return run.live { body(&$0, &shown) }
+        }
+    }
+
+    /// What the task shows of its transfer in every phase: its counts and its response.
+    struct Shown {
         var upload = ProgressCounts()
         var download = ProgressCounts()
         var response: HTTPURLResponse?
+        var bytesSent: Int64 = 0
+        var bytesReceived: Int64 = 0
+
+        /// The bytes of the request body expected in all: the transfer's count once it knows
+        /// it, else `knownUploadLength`, else -1.
+        func expectedToSend(knownUploadLength: Int64?) -> Int64 {
+            upload.total > 0 ? upload.total : knownUploadLength ?? -1
+        }
+    }
+
+    /// What a live task owns, from when it is made until it completes (its run's phases keep
+    /// it): the body, its cache state, its failure, the caller's closures, its download's
+    /// writer, its settings. Its completion takes it whole.
+    struct Live {
+        var data = Data()
         var responseStart: Date?
         var transactions: [TransactionMetrics] = []
         /// The redirects followed by the task (its metrics), and by its current attempt (the limit).
@@ -42,16 +86,12 @@ extension TaskDelegate {
         var endedAtRedirect = false
         var carriesJarCookies = false
         var requestCarriesJarCookies = false
-        var bytesSent: Int64 = 0
-        var bytesReceived: Int64 = 0
         /// The first failure the manager saw itself, which decides the task's error.
         var failure: Failure?
         var writer: DownloadWriter?
         var resumeDataHandler: (@Sendable (Data?) -> Void)?
         /// The async caller awaiting the task, set before it runs (`URLSessionManager.run`).
         var awaiter: Awaiter?
-        var pendingDeliveries: Set<Direction> = []
-        var completed = false
         var settings: TaskSettings
         /// What the task does with its manager's `ResponseCache`.
         var cacheUse = CacheUse.none
@@ -71,51 +111,19 @@ extension TaskDelegate {
         /// The request the cache was asked about, when the task's own carries the validators
         /// the cache added (URLSession's own protocol).
         var cacheRequest: URLRequest?
-
         /// The transfer's receive window, told of each chunk handled, when the task's body
         /// waits on the delegate queue for an override (`TaskEventDelivery.delegateQueue`); a
         /// streamed body's channel keeps its own.
         var receiveWindow: ReceiveWindow?
 
-        /// What a `ManagedDataTask` shows and what runs it; unused for a task of URLSession's own
-        /// protocol, which keeps its own.
-        var run = TaskRun<TaskDelegate, any CarriedTransfer>(request: nil, starter: nil)
-
         init(writer: DownloadWriter?, settings: TaskSettings) {
             self.writer = writer
             self.settings = settings
-            download.completed = writer?.resumeOffset ?? 0
         }
 
         /// Records `failure` unless one was recorded before.
         mutating func record(_ failure: Failure) {
             if self.failure == nil { self.failure = failure }
-        }
-
-        /// The bytes of the request body expected in all: the transfer's count once it knows
-        /// it, else `knownUploadLength`, else -1.
-        func expectedToSend(knownUploadLength: Int64?) -> Int64 {
-            upload.total > 0 ? upload.total : knownUploadLength ?? -1
-        }
-
-        /// Lets go of what only a running task needs, once its completion took what it uses:
-        /// the body, the caller's closures, the stored responses the cache handed it, the
-        /// failure, the metrics, the download's writer, the task's interceptor and client
-        /// identity. The task, which may be kept long after, shows the rest (its response,
-        /// counts, requests and `run`).
-        mutating func release() {
-            data = Data()
-            awaiter = nil
-            resumeDataHandler = nil
-            cacheAnswer = nil
-            cacheUse = .none
-            cacheRequest = nil
-            sentRequest = nil
-            failure = nil
-            transactions = []
-            writer = nil
-            settings.interceptor = nil
-            settings.clientIdentity = nil
         }
     }
 }

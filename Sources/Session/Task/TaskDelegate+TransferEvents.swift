@@ -44,7 +44,7 @@ extension TaskDelegate: TransferEvents {
         case .none:
             return take(response)
         case .refused(let error, _):
-            state.withLock { $0.record(.failed(error)) }
+            live { live, _ in live.record(.failed(error)) }
             return .cancel
         case .stored(let answer):
             stored = answer
@@ -52,7 +52,7 @@ extension TaskDelegate: TransferEvents {
         guard let storedResponse = stored.response else { return take(response) }
         let disposition = take(storedResponse)
         if disposition != .cancel { stored.body.withUnsafeBytes { takeBody($0) } }
-        state.withLock { $0.discardsBody = true }
+        live { live, _ in live.discardsBody = true }
         return disposition
     }
 
@@ -68,7 +68,7 @@ extension TaskDelegate: TransferEvents {
         let data = Data(bytes)
         inOrder { [self] in
             data.withUnsafeBytes { takeBody($0) }
-            if !streamsBody { state.withLock { $0.receiveWindow }?.consumed(data.count) }
+            if !streamsBody, let window = live({ live, _ in live.receiveWindow }) ?? nil { window.consumed(data.count) }
         }
     }
 
@@ -90,7 +90,7 @@ extension TaskDelegate: TransferEvents {
         let error = error ?? (task as? ManagedDataTask)?.cancellationError
         // A 401 challenge the transport did not answer (no credential, a refused one, Digest)
         // ends the task as on URLSession's own protocol, where the challenge is cancelled.
-        if error == nil, let response = state.withLock({ $0.response }), Self.isUnansweredChallenge(response) {
+        if error == nil, let response = state.withLock({ $0.shown.response }), Self.isUnansweredChallenge(response) {
             didRefuseAuthenticationChallenge()
         }
         manager?.complete(task, error: error, in: session)
@@ -120,7 +120,7 @@ extension TaskDelegate: TransferEvents {
         guard let next = manager?.redirection(of: task, delegate: self, in: session, response: response, to: request, resendsBody: resendsBody)
         else { return nil }
         let sent = leaveCache(redirectingWith: next)
-        state.withLock { $0.run.currentRequest = sent }
+        state.withLock { $0.currentRequest = sent }
         return sent
     }
 
@@ -133,7 +133,7 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transferReceivesBody(through window: ReceiveWindow) {
-        if streamsBody { receiveBody(through: window) } else { state.withLock { $0.receiveWindow = window } }
+        if streamsBody { receiveBody(through: window) } else { live { live, _ in live.receiveWindow = window } }
     }
 
     func transfer(answeringBasicChallenge response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {

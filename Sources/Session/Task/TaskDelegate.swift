@@ -135,14 +135,13 @@ final class TaskDelegate: @unchecked Sendable {
         guard let request = task.originalRequest else { return nil }
         guard let carrier else {
             // A task of URLSession's own protocol that its cache answers, decided when it was made.
-            if let step = state.withLock({ $0.cacheAnswer }) { _ = carryOut(step) }
+            if let step = live({ live, _ in live.cacheAnswer }) ?? nil { _ = carryOut(step) }
             return nil
         }
-        let settings = settings
-        guard let sent = requestAfterCache(request, settings: settings) else { return nil }
+        guard let settings, let sent = requestAfterCache(request, settings: settings) else { return nil }
         // The task shows what it sends, a validation's validators included (`curlCommand`).
         // Not `sent != request`: corelibs' `URLRequest` equality ignores header fields.
-        if cache != nil { state.withLock { $0.run.currentRequest = sent } }
+        if cache != nil { state.withLock { $0.currentRequest = sent } }
         return carrier.makeTransfer(of: sent, for: self, options: transferOptions(settings))
     }
 
@@ -159,24 +158,26 @@ final class TaskDelegate: @unchecked Sendable {
     // MARK: Events, on the transport's or the delegate queue
 
     func didSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
-        state.withLock { $0.bytesSent = totalBytesSent }
         let total = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : knownUploadLength ?? -1
-        state.withLock { $0.upload.set(completed: totalBytesSent, total: total) }
+        state.withLock { state in
+            state.shown.bytesSent = totalBytesSent
+            state.shown.upload.set(completed: totalBytesSent, total: total)
+        }
         deliver(handler: handlers.uploadProgress, direction: .upload)
     }
 
     /// Counts a redirect; returns how many the task's current attempt has met.
     func didRedirect() -> Int {
-        state.withLock { state in
-            state.redirectCount += 1
-            state.attemptRedirectCount += 1
-            return state.attemptRedirectCount
-        }
+        live { live, _ in
+            live.redirectCount += 1
+            live.attemptRedirectCount += 1
+            return live.attemptRedirectCount
+        } ?? 0
     }
 
     /// A new attempt starts with no redirect counted.
     func restartRedirectCount() {
-        state.withLock { $0.attemptRedirectCount = 0 }
+        live { live, _ in live.attemptRedirectCount = 0 }
     }
 
     /// A redirect past the manager's limit was not followed.
@@ -184,17 +185,17 @@ final class TaskDelegate: @unchecked Sendable {
         var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "More than \(RedirectPolicy.maximumRedirects) redirects."]
         userInfo[NSURLErrorFailingURLErrorKey] = response.url
         let error = URLError(.httpTooManyRedirects, userInfo: userInfo)
-        state.withLock { state in
-            state.redirectCount -= 1
-            state.attemptRedirectCount -= 1
-            state.record(.failed(error))
-            state.endedAtRedirect = true
+        live { live, _ in
+            live.redirectCount -= 1
+            live.attemptRedirectCount -= 1
+            live.record(.failed(error))
+            live.endedAtRedirect = true
         }
     }
 
     /// A 307/308 redirect that URLSession would follow with an empty body was stopped.
     func didStopRedirect(_ response: HTTPURLResponse) {
-        state.withLock { $0.record(.redirectStopped(response)) }
+        live { live, _ in live.record(.redirectStopped(response)) }
     }
 
     /// A redirect the origin rules refuse was not followed.
@@ -202,16 +203,15 @@ final class TaskDelegate: @unchecked Sendable {
         let reason = switch refusal {
         case .intoUnixSocket: "a redirect from \(response.url?.scheme ?? "a network") URL into a Unix domain socket is never followed"
         }
-        state.withLock { state in
-            state.record(.failed(SessionError.redirectRefused(reason: reason, response: response)))
-            state.endedAtRedirect = true
+        live { live, _ in
+            live.record(.failed(SessionError.redirectRefused(reason: reason, response: response)))
+            live.endedAtRedirect = true
         }
     }
 
     /// Whether the task failed at a redirect it did not follow (too many, or refused): that
     /// redirect's response is not handed on as the task's response.
-    var endedAtRedirect: Bool { state.withLock { $0.endedAtRedirect } }
-
+    var endedAtRedirect: Bool { live { live, _ in live.endedAtRedirect } ?? false }
 
     /// Whether the `Cookie` header of the task's current hop is the jar's (made for that hop's
     /// URL, made again for the next), rather than the caller's or a redirect override's (which
@@ -219,59 +219,68 @@ final class TaskDelegate: @unchecked Sendable {
     /// the first redirect (a header there is the caller's) and `true` after it (a header
     /// URLSession's own protocol copies from the first request is not the hop's).
     var carriesJarCookies: Bool {
-        get { state.withLock { $0.carriesJarCookies } }
-        set { state.withLock { $0.carriesJarCookies = newValue } }
+        get { live { live, _ in live.carriesJarCookies } ?? false }
+        set { live { live, _ in live.carriesJarCookies = newValue } }
     }
 
     /// Whether the `Cookie` header of the task's request, where each attempt starts, is the
     /// jar's; set with `carriesJarCookies` when the task is made.
     var requestCarriesJarCookies: Bool {
-        state.withLock { $0.requestCarriesJarCookies }
+        live { live, _ in live.requestCarriesJarCookies } ?? false
     }
 
-    /// The task's settings (`TaskSettings`), read under one lock.
-    var settings: TaskSettings {
-        state.withLock { $0.settings }
+    /// The task's settings (`TaskSettings`), read under one lock; `nil` once it completed.
+    var settings: TaskSettings? {
+        live { live, _ in live.settings }
     }
 
     /// Changes the task's settings under one lock (a per-task setter, before the task runs).
     func updateSettings(_ change: (inout TaskSettings) -> Void) {
-        state.withLock { change(&$0.settings) }
+        live { live, _ in change(&live.settings) }
     }
 
     /// The carrier sent at least `count` bytes of the request body in all.
     func didSend(atLeast count: Int64) {
-        state.withLock { $0.bytesSent = max($0.bytesSent, count) }
+        state.withLock { $0.shown.bytesSent = max($0.shown.bytesSent, count) }
     }
 
     /// The libcurl transport ended one request and response of the task.
     func didFinish(_ transaction: TransactionMetrics) {
-        state.withLock { $0.transactions.append(transaction) }
+        live { live, _ in live.transactions.append(transaction) }
     }
 
     /// The libcurl transport stopped the response for exceeding `limit`.
     func didExceed(_ limit: ResponseLimits.Limit, declaredLength: Int64?, response: HTTPURLResponse?) {
-        state.withLock { $0.record(.failed(SessionError.responseLimitExceeded(limit: limit, declaredLength: declaredLength, response: response))) }
+        live { live, _ in live.record(.failed(SessionError.responseLimitExceeded(limit: limit, declaredLength: declaredLength, response: response))) }
     }
 
     /// A credential challenge was refused because no usable credential was available.
     func didRefuseAuthenticationChallenge() {
-        state.withLock { $0.record(.authenticationRequired) }
+        live { live, _ in live.record(.authenticationRequired) }
     }
 
     /// Hands the completion's last step to the Swift task awaiting this one (before it runs).
     func deliver(to awaiter: @escaping Awaiter) {
-        state.withLock { $0.awaiter = awaiter }
+        live { live, _ in live.awaiter = awaiter }
     }
 
     /// Asks for resume data when the (download) task completes after a cancel; a task that
     /// completed meanwhile has none to give, and `handler` gets `nil` at once.
     func produceResumeData(_ handler: @escaping @Sendable (Data?) -> Void) {
-        let completed = state.withLock { state in
-            if !state.completed { state.resumeDataHandler = handler }
-            return state.completed
-        }
-        if completed { handler(nil) }
+        if live({ live, _ in live.resumeDataHandler = handler }) == nil { handler(nil) }
+    }
+
+    /// Runs `body` with what the live task owns and shows, under the record's lock; `nil` once
+    /// the task completed (a late event changes nothing).
+    @discardableResult
+    func live<Result>(_ body: (inout Live, inout Shown) -> Result) -> Result? {
+        state.withLock { $0.live(body) }
+    }
+
+    /// A transition the task's run cannot take (`TaskRun`): a defect of this library, which
+    /// stops debug builds where it happens; release builds fail the task with `error`.
+    static func rejected(_ error: TransferStateError) {
+        assertionFailure(error.errorDescription ?? "")
     }
 
     /// Whether the task's request has a body (an upload's, data, or a stream).

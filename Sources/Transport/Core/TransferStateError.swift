@@ -3,17 +3,19 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A transfer received an event its phase cannot receive: a defect of this library, never of
-/// the server, the caller or the interceptors, whose events the transfer sequences itself (a
-/// late event after the end, which a cancellation can race, is not one and does nothing).
+/// A transfer, or a task's run, received an event its phase cannot receive: a defect of this
+/// library, never of the server, the caller or the interceptors, whose events the transfer and
+/// the task sequence themselves (a late event after the end, which a cancellation can race, is
+/// not one and does nothing).
 /// Debug builds stop at the defect (an assertion); release builds fail the task with this
 /// error, so that it still completes exactly once. No AFNetworking counterpart (URLSession's
 /// task layer carried AFNetworking's transfers).
 public struct TransferStateError: Error, Sendable, Equatable {
     /// The event, named after the state machine's method (`hopFinished`, `decided`, ...).
     public let event: String
-    /// The phase it reached (`initialized`, `adapting`, `running`, `deciding`,
-    /// `waitingToRetry`).
+    /// The phase it reached: a transfer's (`initialized`, `adapting`, `running`, `deciding`,
+    /// `waitingToRetry`) or a task's (`created`, `starting`, `running`, `cancelling`,
+    /// `completed`).
     public let phase: String
 
     /// The error for `event` reaching `phase`.

@@ -41,6 +41,8 @@ package final class CurlTransfer: @unchecked Sendable {
 
     package let transport: CurlTransport
     /// The task's side of the transfer (its `TaskDelegate`), and what it asked when it started.
+    /// Let go of once the task was told the end, which is how the end is recorded on this side
+    /// of the boundary: the task hears nothing more (`isEnded`).
     private(set) weak var events: (any TransferEvents)?
     let options: TransferOptions
     /// Presented when a server asks for a client certificate; the task's own or the transport's.
@@ -53,8 +55,9 @@ package final class CurlTransfer: @unchecked Sendable {
     /// The current hop's request, and its body.
     var request: URLRequest
     var body: Body = .none
-    /// Whether the task was told the end (or cancelled the transfer): it hears nothing more.
-    var isEnded = false
+    /// Whether the task was told the end (or cancelled the transfer, or is gone): it hears
+    /// nothing more.
+    var isEnded: Bool { events == nil }
     var machine: StateMachine
     /// What the current hop has learnt; made fresh by each hop.
     var hop: CurlHop
@@ -298,10 +301,10 @@ package final class CurlTransfer: @unchecked Sendable {
 
     /// Tells the task the end (`error`, or `nil` for success), once.
     private func end(with error: (any Error)?) {
-        guard !isEnded else { return }
-        isEnded = true
         deadline?.cancel()
-        events?.transferDidComplete(with: error)
+        guard let events else { return }
+        self.events = nil
+        events.transferDidComplete(with: error)
     }
 
     /// The error a hop that ended with libcurl's `curlCode` fails with.
