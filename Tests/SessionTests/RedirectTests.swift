@@ -11,22 +11,19 @@ import XCTest
 /// URLSession on Linux re-sends a 307/308-redirected request with an empty body; libcurl
 /// re-sends every body that can start over.
 final class RedirectTests: XCTestCase {
-    /// An in-process server: `/redirect/<status>` answers `status` with a `Location` of `/echo`,
-    /// `/chain/<n>` a 302 to `/chain/<n - 1>` (`/chain/0` to `/echo`), and `/echo` the request's
-    /// method and body (as text) in JSON.
+    /// An in-process server: `/status/<code>` answers `code` with a `Location` of `/echo`, and
+    /// `/echo` the request's method and body (as text) in JSON.
     private func makeRedirectingServer() throws -> TestServer {
         try makeServer { request in
-            let parts = request.path.split(separator: "/")
-            switch (parts.first, parts.last.flatMap { Int($0) }) {
-            case ("redirect"?, let status?): return .status(status, fields: ["Location": "/echo"])
-            case ("chain"?, let count?): return .redirect(to: count > 0 ? "/chain/\(count - 1)" : "/echo")
-            default: return .jsonObject(["method": request.method, "data": request.text])
+            guard request.path.hasPrefix("/status/"), let status = Int(request.path.dropFirst(8)) else {
+                return .jsonObject(["method": request.method, "data": request.text])
             }
+            return .status(status, fields: ["Location": "/echo"])
         }
     }
 
     private func request(_ method: String, status: Int, body: Data?, to server: TestServer) -> URLRequest {
-        var request = URLRequest(url: server.url("/redirect/\(status)"))
+        var request = URLRequest(url: server.url("/status/\(status)"))
         request.httpMethod = method
         request.httpBody = body
         if body != nil { request.setValue("text/plain", forHTTPHeaderField: "Content-Type") }
@@ -84,7 +81,7 @@ final class RedirectTests: XCTestCase {
         let file = try directory.file("part.txt", contents: Data("file part".utf8))
         let server = try makeRedirectingServer()
         let request = try HTTPRequestSerializer().multipartFormRequest(
-            method: "POST", urlString: server.url("/redirect/308").absoluteString, parameters: ["field": "value"]
+            method: "POST", urlString: server.url("/status/308").absoluteString, parameters: ["field": "value"]
         ) { form in try form.appendPart(withFileURL: file, name: "file") }
         let manager = makeManager()
         let result = try complete { handler in
@@ -94,7 +91,7 @@ final class RedirectTests: XCTestCase {
             guard case .redirectWouldDropBody? = result.error as? SessionError else { return XCTFail("\(String(describing: result.error))") }
         } else {
             XCTAssertNil(result.error)
-            XCTAssertEqual(server.requests.map(\.path), ["/redirect/308", "/echo"])
+            XCTAssertEqual(server.requests.map(\.path), ["/status/308", "/echo"])
             let sentAgain = try XCTUnwrap(server.requests.last)
             let parts = MultipartParts.parse(sentAgain.body, contentType: sentAgain.value(forHeader: "Content-Type"))
             XCTAssertEqual(parts.map(\.name), ["field", "file"])
@@ -137,10 +134,10 @@ final class RedirectTests: XCTestCase {
     }
 
     func testMoreThanSixteenRedirectsFailWithTooManyRedirects() throws {
-        let server = try makeRedirectingServer()
+        let server = try makeServer(ServerReply.redirectChain)
         let manager = makeManager()
         let result = try complete { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/chain/20")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/redirect/20")), completionHandler: handler))
         }
         XCTAssertEqual((result.error as? URLError)?.code, .httpTooManyRedirects, "\(String(describing: result.error))")
     }

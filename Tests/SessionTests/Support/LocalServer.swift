@@ -67,6 +67,14 @@ extension ServerReply {
         .status(302, fields: ["Location": location])
     }
 
+    /// For `/redirect/<n>`, a 302 to `/redirect/<n - 1>`; `{}` as JSON at `/redirect/0` and
+    /// anywhere else (httpbin's `/redirect/<n>`).
+    static func redirectChain(_ request: RecordedRequest) -> ServerReply {
+        let parts = request.path.split(separator: "/")
+        guard parts.first == "redirect", let left = parts.last.flatMap({ Int($0) }), left > 0 else { return .emptyJSON }
+        return .redirect(to: "/redirect/\(left - 1)")
+    }
+
     /// `{"authenticated": true, "user": user}` when `request` carries HTTP Basic credentials
     /// `user:password`; otherwise a 401 asking for them (`challenges`) or a 404 without a
     /// challenge (as httpbin's basic-auth and hidden-basic-auth routes answer).
