@@ -11,8 +11,9 @@ import TestSupport
 import XCTest
 
 /// Broken and hostile responses, one per test, written by an in-process server (resets, RST
-/// rather than a close, by the project's fault server): each task completes exactly once,
-/// promptly, with the mapped error (libcurl transport).
+/// rather than a close, and the answer of a plain port to a TLS hello by the project's fault
+/// server; bad certificates by the TLS servers): each task completes exactly once, promptly,
+/// with the mapped error (libcurl transport).
 final class FaultMatrixTests: XCTestCase {
     private struct Outcome {
         let calls: Int
