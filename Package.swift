@@ -73,7 +73,7 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics", condition: metrics),
             .product(name: "Tracing", package: "swift-distributed-tracing", condition: tracing),
         ], path: "Benchmarks"),
-        .target(name: "TestSupport", dependencies: ["AFSecurity"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["AFSecurity", "AFNetworkingTesting"], path: "Tests/TestSupport"),
         .executableTarget(name: "transport-exit-probe", dependencies: ["AFNetworking", "AFSession", "AFTransport", "AFSerialization", "AFNetworkingTesting"], path: "Tests/TransportExitProbe"),
         .testTarget(name: "TestingTests", dependencies: ["AFNetworkingTesting", "AFNetworking", "AFTransport", "AFLocking"], path: "Tests/TestingTests"),
         .target(name: "UsersClient", dependencies: ["AFNetworking"], path: "Examples/UsersClient"),

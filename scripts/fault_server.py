@@ -8,24 +8,10 @@ GET /bytes/<n>       n bytes with a Content-Length.
 GET /stream/<n>      n bytes sent chunked, without a Content-Length.
 GET /invalid-json/0  a body that is not JSON, served as application/json.
 GET /stall/<ms>      the head and the first of 2 body bytes, then nothing for ms, then the second.
-GET /drip/<n>        n body bytes (declared), one every 100 ms.
 GET /short-body/<n>  declares n body bytes, sends half, closes the connection.
 GET /reset-body/<n>  declares n body bytes, sends half, resets the connection (RST).
 GET /reset-early/0   resets the connection before any byte of a response.
 GET /reset-headers/0 half a status line and header, then resets the connection.
-GET /bad-status/0    a status line whose code is not a number.
-GET /slowloris/<n>   a response with n body bytes (declared), every byte of it, head included,
-                     one per second.
-GET /continue-close/0  "100 Continue", then closes the connection without a final response.
-GET /bad-chunked/0   a chunked body whose chunk size is not hexadecimal.
-GET /not-http/0      bytes that are not an HTTP response, then a close.
-GET /redirect-file/0 a 302 to file:///etc/passwd.
-GET /redirect-ftp/0  a 302 to ftp://127.0.0.1/.
-GET /huge-headers/<k>  a 200 with k KiB of header lines.
-GET /no-colon/0      a 200 with a header line without a colon, and the body "ok".
-GET /header-lines/<n>  a 200 with n short header lines, and the body "ok".
-GET /continue-storm/<n>  n "100 Continue" blocks before a 200 with the body "ok".
-GET /redirect-loop/0 a 302 to itself, forever.
 GET /idle-close/<ms> a 200 with the body "ok" on a kept-alive connection, which the server closes
                      when no next request comes within ms.
 GET /seq/<id>?s=STEPS  answers the k-th request to /seq/<id> with the k-th of the comma-separated
@@ -262,10 +248,6 @@ class Handler(BaseHTTPRequestHandler):
                 self._invalid_json()
             elif kind == "stall":
                 self._stall(total / 1000)
-            elif kind == "drip":
-                self._drip(total)
-            elif kind == "slowloris":
-                self._slowloris(total)
             elif kind in RAW:
                 self.wfile.write(RAW[kind](total))
                 self.wfile.flush()
@@ -328,21 +310,6 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         time.sleep(seconds)
         self.wfile.write(b"b")
-
-    def _drip(self, total):
-        self.send_response(200)
-        self.send_header("Content-Length", str(total))
-        self.end_headers()
-        for _ in range(total):
-            self.wfile.write(b"d")
-            self.wfile.flush()
-            time.sleep(0.1)
-
-    def _slowloris(self, total):
-        for byte in b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % total + b"l" * total:
-            self.wfile.write(bytes([byte]))
-            self.wfile.flush()
-            time.sleep(1)
 
     def _invalid_json(self):
         body = b'{"truncated": [1, 2'
@@ -455,20 +422,8 @@ class Handler(BaseHTTPRequestHandler):
 RAW = {
     "short-body": lambda n: b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % n + b"s" * (n // 2),
     "reset-body": lambda n: b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % n + b"r" * (n // 2),
-    "bad-chunked": lambda _: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
-    "not-http": lambda _: b"SSH-2.0-OpenSSH_9.2\r\nProtocol mismatch.\r\n",
-    "redirect-file": lambda _: b"HTTP/1.1 302 Found\r\nLocation: file:///etc/passwd\r\nContent-Length: 0\r\n\r\n",
-    "huge-headers": lambda k: b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Filler-%d: %s\r\n" % (i, b"f" * 1000) for i in range(k))
-    + b"Content-Length: 2\r\n\r\nok",
-    "header-lines": lambda n: b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-L%d: v\r\n" % i for i in range(n)) + b"Content-Length: 2\r\n\r\nok",
-    "continue-storm": lambda n: b"HTTP/1.1 100 Continue\r\n\r\n" * n + b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
-    "redirect-ftp": lambda _: b"HTTP/1.1 302 Found\r\nLocation: ftp://127.0.0.1/\r\nContent-Length: 0\r\n\r\n",
-    "redirect-loop": lambda _: b"HTTP/1.1 302 Found\r\nLocation: /redirect-loop/0\r\nContent-Length: 0\r\n\r\n",
-    "no-colon": lambda _: b"HTTP/1.1 200 OK\r\nThis line has no colon\r\nContent-Length: 2\r\n\r\nok",
     "reset-early": lambda _: b"",
     "reset-headers": lambda _: b"HTTP/1.1 200 OK\r\nContent-Le",
-    "bad-status": lambda _: b"HTTP/1.1 OK 200\r\nContent-Length: 2\r\n\r\nok",
-    "continue-close": lambda _: b"HTTP/1.1 100 Continue\r\n\r\n",
 }
 # The kinds answered by `_scripted`, and their shared state: the requests seen per id, and the
 # current token number per id.

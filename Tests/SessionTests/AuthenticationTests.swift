@@ -1,3 +1,4 @@
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
@@ -8,13 +9,20 @@ import TestSupport
 import XCTest
 
 /// Credential challenges, which URLSession on Linux answers by hanging (no credential) or
-/// crashing (`.useCredential` without one, Digest).
+/// crashing (`.useCredential` without one, Digest): Basic and Bearer ones from an in-process
+/// server, Digest from httpbin's implementation.
 final class AuthenticationTests: XCTestCase {
+    /// A URL on an in-process server answering HTTP Basic credentials `user:pass` with
+    /// `{"authenticated": true, "user": "user"}` and anything else with a 401 asking for them.
+    private func basicAuthURL() throws -> URL {
+        try makeServer { .basicAuth($0, user: "user", password: "pass") }.url("/basic-auth/user/pass")
+    }
+
     func testBasicChallengeWithoutCredentialFailsPromptlyWithThe401() throws {
         let manager = makeManager()
         let start = Date()
         let result = try complete(timeout: 5) { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/basic-auth/user/pass")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: try basicAuthURL()), completionHandler: handler))
         }
         XCTAssertLessThan(Date().timeIntervalSince(start), 2)
         guard case .authenticationRequired(let response)? = result.error as? SessionError else {
@@ -29,7 +37,7 @@ final class AuthenticationTests: XCTestCase {
         let manager = makeManager()
         manager.credential = URLCredential(user: "user", password: "wrong", persistence: .none)
         let result = try complete(timeout: 5) { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/basic-auth/user/pass")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: try basicAuthURL()), completionHandler: handler))
         }
         guard case .authenticationRequired? = result.error as? SessionError else {
             return XCTFail("expected authenticationRequired, got \(String(describing: result.error))")
@@ -41,7 +49,7 @@ final class AuthenticationTests: XCTestCase {
         manager.credential = URLCredential(user: "user", password: "wrong", persistence: .none)
         let result = try complete { handler in
             manager.resume(try manager.dataTask(
-                with: URLRequest(url: try HTTPBin.url("/basic-auth/user/pass")),
+                with: URLRequest(url: try basicAuthURL()),
                 credential: URLCredential(user: "user", password: "pass", persistence: .none), completionHandler: handler))
         }
         XCTAssertNil(result.error)
@@ -54,7 +62,7 @@ final class AuthenticationTests: XCTestCase {
         overrides.taskDidReceiveAuthenticationChallenge = { _, _, _ in (.useCredential, nil) }
         manager.overrides = overrides
         let result = try complete(timeout: 5) { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/basic-auth/user/pass")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: try basicAuthURL()), completionHandler: handler))
         }
         guard case .authenticationRequired? = result.error as? SessionError else {
             return XCTFail("expected authenticationRequired, got \(String(describing: result.error))")
@@ -67,7 +75,7 @@ final class AuthenticationTests: XCTestCase {
         overrides.taskDidReceiveAuthenticationChallenge = { _, _, _ in (.performDefaultHandling, nil) }
         manager.overrides = overrides
         let result = try complete(timeout: 5) { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/basic-auth/user/pass")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: try basicAuthURL()), completionHandler: handler))
         }
         guard case .authenticationRequired? = result.error as? SessionError else {
             return XCTFail("expected authenticationRequired, got \(String(describing: result.error))")
@@ -85,9 +93,10 @@ final class AuthenticationTests: XCTestCase {
     }
 
     func testUnknownSchemeGivesThe401AsAStatusError() throws {
+        let server = try makeServer { _ in .status(401, fields: ["WWW-Authenticate": "Bearer"]) }
         let manager = makeManager()
         let result = try complete(timeout: 5) { handler in
-            manager.resume(try manager.dataTask(with: URLRequest(url: try HTTPBin.url("/bearer")), completionHandler: handler))
+            manager.resume(try manager.dataTask(with: URLRequest(url: server.url("/bearer")), completionHandler: handler))
         }
         XCTAssertEqual((result.error as? ResponseSerializationError)?.reason, .unacceptableStatusCode(401))
     }

@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
@@ -8,8 +9,8 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
-/// The fault-server rows that URLSession's own protocol can run too, on the transport under
-/// test (`scripts/test.sh` runs them on both): each task completes exactly once, within its
+/// The fault rows that URLSession's own protocol can run too, on the transport under test: broken
+/// responses written by an in-process server, resets (RST) by the fault server (`scripts/test.sh` runs them on both): each task completes exactly once, within its
 /// timeout, with the error the transport maps the fault to (URLSession's own protocol maps
 /// several to `.unknown`). `TransportTests.FaultMatrixTests` has every row on libcurl, with the
 /// details. Not here: a reset inside the response's head, on which URLSession's own protocol
@@ -45,6 +46,13 @@ final class FaultToleranceTests: XCTestCase {
         try assertFails(try FaultServer.url(path), with: code, file: file, line: line)
     }
 
+    /// Fails as `assertFails` does against a `TestServer(writing:)` of `raw`.
+    private func assertFails(writing raw: String, with code: URLError.Code, file: StaticString = #filePath, line: UInt = #line) throws {
+        let server = try TestServer(writing: raw)
+        defer { server.stop() }
+        try assertFails(server.baseURL, with: code, file: file, line: line)
+    }
+
     func testRefusedConnection() throws {
         let port = try XCTUnwrap(UnusedPort.find())
         try assertFails(URL(string: "http://127.0.0.1:\(port)/")!, with: .cannotConnectToHost)
@@ -63,30 +71,31 @@ final class FaultToleranceTests: XCTestCase {
     }
 
     func testBodyShorterThanItsContentLength() throws {
-        try assertFails("/short-body/1000", with: expect(.networkConnectionLost, urlSession: .unknown))
+        try assertFails(writing: BrokenResponses.shortBody, with: expect(.networkConnectionLost, urlSession: .unknown))
     }
 
     func testBadChunkedEncoding() throws {
-        try assertFails("/bad-chunked/0", with: expect(.networkConnectionLost, urlSession: .unknown))
+        try assertFails(writing: BrokenResponses.badChunked, with: expect(.networkConnectionLost, urlSession: .unknown))
     }
 
     func testInvalidStatusLine() throws {
-        try assertFails("/bad-status/0", with: expect(.badServerResponse, urlSession: .unsupportedURL))
+        try assertFails(writing: BrokenResponses.invalidStatusLine, with: expect(.badServerResponse, urlSession: .unsupportedURL))
     }
 
     func testBytesThatAreNotHTTP() throws {
-        try assertFails("/not-http/0", with: expect(.badServerResponse, urlSession: .unsupportedURL))
+        try assertFails(writing: BrokenResponses.notHTTP, with: expect(.badServerResponse, urlSession: .unsupportedURL))
     }
 
     func testHeaderLineWithoutAColon() throws {
-        try assertFails("/no-colon/0", with: expect(.badServerResponse, urlSession: .unknown))
+        try assertFails(writing: BrokenResponses.headerLineWithoutColon, with: expect(.badServerResponse, urlSession: .unknown))
     }
 
     func testCloseAfter100Continue() throws {
-        try assertFails("/continue-close/0", with: expect(.networkConnectionLost, urlSession: .badServerResponse))
+        try assertFails(writing: BrokenResponses.onlyContinue, with: expect(.networkConnectionLost, urlSession: .badServerResponse))
     }
 
     func testRedirectLoop() throws {
-        try assertFails("/redirect-loop/0", with: expect(.httpTooManyRedirects))
+        let server = try makeServer { _ in .redirect(to: "/loop") }
+        try assertFails(server.url("/loop"), with: expect(.httpTooManyRedirects))
     }
 }

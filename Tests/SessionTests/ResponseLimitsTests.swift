@@ -1,17 +1,19 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TestSupport
 import XCTest
 
 /// Responses larger than a task's `ResponseLimits` stop the transfer and fail the task with a
 /// typed error, on either transport (the decompression limit on libcurl only).
 final class ResponseLimitsTests: XCTestCase {
-    private func fetch(_ url: URL, limits: ResponseLimits, download: Bool = false) throws -> Completion {
+    /// The completion of a task fetching `reply` from an in-process server under `limits`.
+    private func fetch(_ reply: ServerReply, limits: ResponseLimits, download: Bool = false) throws -> Completion {
+        let url = try makeServer { _ in reply }.url("/")
         let manager = makeManager()
         manager.responseSerializer = HTTPResponseSerializer()
         manager.responseLimits = limits
@@ -26,7 +28,7 @@ final class ResponseLimitsTests: XCTestCase {
     }
 
     func testADeclaredLengthOverTheLimitFailsNamingTheLimitAndTheLength() throws {
-        let result = try fetch(try FaultServer.url("/bytes/3000000"), limits: ResponseLimits(maximumBodySize: 1_000_000))
+        let result = try fetch(.bytes(3_000_000), limits: ResponseLimits(maximumBodySize: 1_000_000))
         let failure = limitError(result.error)
         XCTAssertEqual(failure?.limit, .bodySize(1_000_000))
         XCTAssertEqual(failure?.declaredLength, 3_000_000)
@@ -52,30 +54,31 @@ final class ResponseLimitsTests: XCTestCase {
     }
 
     func testABodyWithoutADeclaredLengthStopsAtTheLimit() throws {
-        let result = try fetch(try FaultServer.url("/stream/5000000"), limits: ResponseLimits(maximumBodySize: 1_000_000))
+        let result = try fetch(.chunkedBytes(5_000_000), limits: ResponseLimits(maximumBodySize: 1_000_000))
         let failure = limitError(result.error)
         XCTAssertEqual(failure?.limit, .bodySize(1_000_000))
         XCTAssertNil(failure?.declaredLength)
     }
 
     func testABodyWithinTheLimitArrivesWhole() throws {
-        let result = try fetch(try FaultServer.url("/stream/900000"), limits: ResponseLimits(maximumBodySize: 1_000_000))
+        let result = try fetch(.chunkedBytes(900_000), limits: ResponseLimits(maximumBodySize: 1_000_000))
         XCTAssertNil(result.error)
-        XCTAssertEqual((result.object as? Data)?.count, 900_000)
+        XCTAssertEqual(result.object as? Data, ServerReply.bytes(900_000).body)
     }
 
     func testADownloadStopsAtItsOwnLimitAndLeavesNoFile() throws {
-        let result = try fetch(try FaultServer.url("/stream/3000000"), limits: ResponseLimits(maximumBodySize: nil, maximumDownloadSize: 1_000_000),
+        let result = try fetch(.chunkedBytes(3_000_000), limits: ResponseLimits(maximumBodySize: nil, maximumDownloadSize: 1_000_000),
                                download: true)
         XCTAssertEqual(limitError(result.error)?.limit, .downloadSize(1_000_000))
         XCTAssertNil(result.object, "no destination file is handed out")
     }
 
     func testAPerTaskLimitReplacesTheManagers() throws {
+        let server = try makeServer { _ in .chunkedBytes(300_000) }
         let manager = makeManager()
         manager.responseSerializer = HTTPResponseSerializer()
         let result = try complete { handler in
-            let task = try manager.dataTask(with: URLRequest(url: try FaultServer.url("/stream/300000")), completionHandler: handler)
+            let task = try manager.dataTask(with: URLRequest(url: server.url("/")), completionHandler: handler)
             manager.setResponseLimits(ResponseLimits(maximumBodySize: 100_000), for: task)
             manager.resume(task)
         }

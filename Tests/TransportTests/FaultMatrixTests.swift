@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSecurity
 import AFSerialization
 import AFSession
@@ -9,8 +10,10 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
-/// Broken and hostile responses from the project's fault server, one per test: each task
-/// completes exactly once, promptly, with the mapped error (libcurl transport).
+/// Broken and hostile responses, one per test, written by an in-process server (resets, RST
+/// rather than a close, and the answer of a plain port to a TLS hello by the project's fault
+/// server; bad certificates by the TLS servers): each task completes exactly once, promptly,
+/// with the mapped error (libcurl transport).
 final class FaultMatrixTests: XCTestCase {
     private struct Outcome {
         let calls: Int
@@ -20,6 +23,13 @@ final class FaultMatrixTests: XCTestCase {
 
     private func fetch(_ path: String) throws -> Outcome {
         try fetch(url: try FaultServer.url(path))
+    }
+
+    /// Fetches a `TestServer(writing:)` of `raw`.
+    private func fetch(writing raw: String) throws -> Outcome {
+        let server = try TestServer(writing: raw)
+        defer { server.stop() }
+        return try fetch(url: server.baseURL)
     }
 
     /// Fetches `url` with a 5 s idle timeout, and `policy` and `totalTimeout` if given.
@@ -45,14 +55,21 @@ final class FaultMatrixTests: XCTestCase {
     }
 
     private func assertFails(_ path: String, with code: URLError.Code, file: StaticString = #filePath, line: UInt = #line) throws {
-        let outcome = try fetch(path)
+        try assertFails(try fetch(path), with: code, file: file, line: line)
+    }
+
+    private func assertFails(writing raw: String, with code: URLError.Code, file: StaticString = #filePath, line: UInt = #line) throws {
+        try assertFails(try fetch(writing: raw), with: code, file: file, line: line)
+    }
+
+    private func assertFails(_ outcome: Outcome, with code: URLError.Code, file: StaticString, line: UInt) throws {
         XCTAssertEqual(outcome.calls, 1, "completed exactly once", file: file, line: line)
         XCTAssertEqual(outcome.error?.code, code, "\(String(describing: outcome.error))", file: file, line: line)
         XCTAssertNotNil(outcome.error?.userInfo[NSURLErrorFailingURLErrorKey] as? URL, file: file, line: line)
     }
 
     func testABodyShorterThanItsContentLengthIsConnectionLost() throws {
-        try assertFails("/short-body/1000", with: .networkConnectionLost)
+        try assertFails(writing: BrokenResponses.shortBody, with: .networkConnectionLost)
     }
 
     func testAConnectionResetMidBodyIsConnectionLost() throws {
@@ -60,48 +77,50 @@ final class FaultMatrixTests: XCTestCase {
     }
 
     func testBadChunkedEncodingIsConnectionLost() throws {
-        try assertFails("/bad-chunked/0", with: .networkConnectionLost)
+        try assertFails(writing: BrokenResponses.badChunked, with: .networkConnectionLost)
     }
 
     func testBytesThatAreNotHTTPAreABadServerResponse() throws {
-        try assertFails("/not-http/0", with: .badServerResponse)
+        try assertFails(writing: BrokenResponses.notHTTP, with: .badServerResponse)
     }
 
     func testAHeaderLineWithoutAColonIsABadServerResponse() throws {
-        try assertFails("/no-colon/0", with: .badServerResponse)
+        try assertFails(writing: BrokenResponses.headerLineWithoutColon, with: .badServerResponse)
     }
 
     func testARedirectToAFileURLIsRefused() throws {
-        try assertFails("/redirect-file/0", with: .unsupportedURL)
+        try assertFails(writing: "HTTP/1.1 302 Found\r\nLocation: file:///etc/passwd\r\nContent-Length: 0\r\n\r\n", with: .unsupportedURL)
     }
 
     func testARedirectToAnFTPURLIsRefused() throws {
-        try assertFails("/redirect-ftp/0", with: .unsupportedURL)
+        try assertFails(writing: "HTTP/1.1 302 Found\r\nLocation: ftp://127.0.0.1/\r\nContent-Length: 0\r\n\r\n", with: .unsupportedURL)
     }
 
     func testTwoHundredKilobytesOfHeadersAreParsed() throws {
-        let outcome = try fetch("/huge-headers/200")
+        let filler = (0..<200).map { "X-Filler-\($0): \(String(repeating: "f", count: 1000))\r\n" }.joined()
+        let outcome = try fetch(writing: "HTTP/1.1 200 OK\r\n\(filler)Content-Length: 2\r\n\r\nok")
         XCTAssertEqual(outcome.calls, 1)
         XCTAssertNil(outcome.error)
         XCTAssertEqual(outcome.object as? Data, Data("ok".utf8))
     }
 
     func testTenThousandHeaderLinesAreParsed() throws {
-        let outcome = try fetch("/header-lines/10000")
+        let lines = (0..<10000).map { "X-L\($0): v\r\n" }.joined()
+        let outcome = try fetch(writing: "HTTP/1.1 200 OK\r\n\(lines)Content-Length: 2\r\n\r\nok")
         XCTAssertEqual(outcome.calls, 1)
         XCTAssertNil(outcome.error)
         XCTAssertEqual(outcome.object as? Data, Data("ok".utf8))
     }
 
     func testAStormOfInterimResponsesEndsInTheFinalOne() throws {
-        let outcome = try fetch("/continue-storm/1000")
+        let outcome = try fetch(writing: String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 1000) + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
         XCTAssertEqual(outcome.calls, 1)
         XCTAssertNil(outcome.error)
         XCTAssertEqual(outcome.object as? Data, Data("ok".utf8))
     }
 
     func testARedirectLoopEndsWithTooManyRedirects() throws {
-        try assertFails("/redirect-loop/0", with: .httpTooManyRedirects)
+        try assertFails(writing: "HTTP/1.1 302 Found\r\nLocation: /loop\r\nContent-Length: 0\r\n\r\n", with: .httpTooManyRedirects)
     }
 
     func testHTTPSToAPlainHTTPPortIsASecureConnectionFailure() throws {
@@ -128,16 +147,20 @@ final class FaultMatrixTests: XCTestCase {
     }
 
     func testAnInvalidStatusLineIsABadServerResponse() throws {
-        try assertFails("/bad-status/0", with: .badServerResponse)
+        try assertFails(writing: BrokenResponses.invalidStatusLine, with: .badServerResponse)
     }
 
     func testAServerClosingAfter100ContinueIsConnectionLost() throws {
-        try assertFails("/continue-close/0", with: .networkConnectionLost)
+        try assertFails(writing: BrokenResponses.onlyContinue, with: .networkConnectionLost)
     }
 
     func testASlowlorisServerEndsAtTheTotalTimeout() throws {
         let start = Date()
-        let outcome = try fetch(url: try FaultServer.url("/slowloris/10"), totalTimeout: 1.5)
+        // The head and 10 body bytes, a byte a second.
+        let bytes = Data("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n\(String(repeating: "l", count: 10))".utf8)
+        let server = try TestServer(writing: bytes.flatMap { [ServerReply.Step.send(Data([$0])), .pause(1)] })
+        defer { server.stop() }
+        let outcome = try fetch(url: server.baseURL, totalTimeout: 1.5)
         let elapsed = Date().timeIntervalSince(start)
         XCTAssertEqual(outcome.calls, 1)
         XCTAssertEqual(outcome.error?.code, .timedOut, "\(String(describing: outcome.error))")

@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 @testable import AFSession
 import Foundation
@@ -13,8 +14,10 @@ import XCTest
 /// same response, which no code of ours runs before).
 final class ServerNumbersTests: XCTestCase {
     func testAResumedLengthNearInt64MaxFailsTheTaskInsteadOfTrapping() throws {
-        let url = try FaultServer.raw("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 10-20/21\r\n"
-                                      + "Content-Length: 9223372036854775807\r\nETag: \"v1\"\r\n\r\nabc")
+        let server = try TestServer(writing: "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 10-20/21\r\n"
+                                    + "Content-Length: 9223372036854775807\r\nETag: \"v1\"\r\n\r\nabc")
+        defer { server.stop() }
+        let url = server.baseURL
         let staging = DownloadStaging()
         try staging.prepare()
         let partial = staging.directory.appendingPathComponent("\(UUID().uuidString).download")

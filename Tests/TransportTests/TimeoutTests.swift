@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 import AFSession
 import Foundation
@@ -8,8 +9,8 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
-/// The connect, idle and total timeouts of the libcurl transport, each against a fault server
-/// that provokes it, each firing within 100 ms of its fractional value and naming itself.
+/// The connect, idle and total timeouts of the libcurl transport, each against a server that
+/// provokes it, each firing within 100 ms of its fractional value and naming itself.
 final class TimeoutTests: XCTestCase {
     private struct Outcome {
         let error: URLError?
@@ -22,6 +23,24 @@ final class TimeoutTests: XCTestCase {
         manager.connectTimeout = connectTimeout
         addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
         return manager
+    }
+
+    /// A request to an in-process server answering every request with `reply`, stopped when the
+    /// test ends.
+    private func request(answeredWith reply: ServerReply, timeout: TimeInterval) throws -> URLRequest {
+        let server = try TestServer { _ in reply }
+        addTeardownBlock { server.stop() }
+        var request = URLRequest(url: server.baseURL)
+        request.timeoutInterval = timeout
+        return request
+    }
+
+    /// Two body bytes, the second 3 s after the first.
+    private let stall = ServerReply.status(200, body: Data("ab".utf8)).dripped(1, every: 3)
+
+    /// `count` body bytes (declared), one every 100 ms.
+    private func drip(_ count: Int) -> ServerReply {
+        .status(200, body: Data(repeating: UInt8(ascii: "d"), count: count)).dripped(1, every: 0.1)
     }
 
     private func run(_ request: URLRequest, connectTimeout: TimeInterval? = nil, totalTimeout: TimeInterval? = nil) throws -> Outcome {
@@ -47,7 +66,7 @@ final class TimeoutTests: XCTestCase {
         XCTAssertEqual(outcome.error?.userInfo[TimeoutKind.errorUserInfoKey] as? String, kind.rawValue, file: file, line: line)
         XCTAssertGreaterThanOrEqual(outcome.seconds, seconds - 0.01, file: file, line: line)
         // Within 250 ms, the connection and the completion included, on two cores shared with
-        // the fault server: sub-second, where URLSession's own protocol rounds a timeout up to
+        // the server: sub-second, where URLSession's own protocol rounds a timeout up to
         // whole seconds.
         XCTAssertLessThan(outcome.seconds, seconds + 0.25, "fired within 250 ms", file: file, line: line)
     }
@@ -60,33 +79,23 @@ final class TimeoutTests: XCTestCase {
     }
 
     func testTheIdleTimeoutFiresWhenTheServerStalls() throws {
-        var request = URLRequest(url: try FaultServer.url("/stall/3000"))
-        request.timeoutInterval = 0.5
-        assertTimedOut(try run(request), kind: .idle, after: 0.5)
+        assertTimedOut(try run(try request(answeredWith: stall, timeout: 0.5)), kind: .idle, after: 0.5)
     }
 
     /// The transport keeps one idle timer for all its transfers: a transfer with a shorter idle
     /// timeout than one already running moves it earlier.
     func testAShortIdleTimeoutFiresWhileALongerOneRuns() throws {
         let manager = makeManager()
-        var long = URLRequest(url: try FaultServer.url("/stall/3000"))
-        long.timeoutInterval = 30
-        manager.resume(try manager.dataTask(with: long) { _, _, _ in })
-        var request = URLRequest(url: try FaultServer.url("/stall/3000"))
-        request.timeoutInterval = 0.5
-        assertTimedOut(try run(request, on: manager), kind: .idle, after: 0.5)
+        manager.resume(try manager.dataTask(with: try request(answeredWith: stall, timeout: 30)) { _, _, _ in })
+        assertTimedOut(try run(try request(answeredWith: stall, timeout: 0.5), on: manager), kind: .idle, after: 0.5)
     }
 
     func testTheTotalTimeoutFiresWhileBytesKeepComing() throws {
-        var request = URLRequest(url: try FaultServer.url("/drip/100"))
-        request.timeoutInterval = 0.5
-        assertTimedOut(try run(request, totalTimeout: 1.5), kind: .total, after: 1.5)
+        assertTimedOut(try run(try request(answeredWith: drip(100), timeout: 0.5), totalTimeout: 1.5), kind: .total, after: 1.5)
     }
 
     func testASlowButSteadyResponseWithinTheTimeoutsArrives() throws {
-        var request = URLRequest(url: try FaultServer.url("/drip/5"))
-        request.timeoutInterval = 0.5
-        let outcome = try run(request, connectTimeout: 0.3, totalTimeout: 3)
+        let outcome = try run(try request(answeredWith: drip(5), timeout: 0.5), connectTimeout: 0.3, totalTimeout: 3)
         XCTAssertNil(outcome.error)
     }
 }

@@ -9,7 +9,7 @@ import FoundationNetworking
 import TestSupport
 import XCTest
 
-/// `RequestLogger` on a manager against httpbin, a stub transport and a closed port: one line per
+/// `RequestLogger` on a manager against an in-process server, a stub transport and a closed port: one line per
 /// request, no secret.
 final class RequestLoggerTests: XCTestCase {
     private func logger(_ lines: Locked<[String]>, headers: Bool = true) -> RequestLogger {
@@ -23,7 +23,7 @@ final class RequestLoggerTests: XCTestCase {
         let logger = logger(lines)
         let manager = makeManager()
         manager.eventMonitors = [logger]
-        var request = URLRequest(url: try HTTPBin.url("/get?access_token=q-secret-1&page=2"))
+        var request = URLRequest(url: try makeServer().url("/get?access_token=q-secret-1&page=2"))
         let secrets = ["Authorization": "Bearer h-secret-2", "Cookie": "session=h-secret-3", "Proxy-Authorization": "Basic h-secret-4",
                        "X-Api-Key": "h-secret-5", "X-Tenant-Secret": "h-secret-6"]
         for (name, value) in secrets { request.setValue(value, forHTTPHeaderField: name) }

@@ -51,6 +51,25 @@ extension ServerReply {
         .status(200, fields: ["Content-Type": "application/octet-stream"], body: Data((0..<count).map { UInt8(truncatingIfNeeded: $0) }))
     }
 
+    /// `bytes(count)`'s body sent chunked, 64 KiB a chunk, without a declared length.
+    static func chunkedBytes(_ count: Int) -> ServerReply {
+        let body = bytes(count).body
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunks = stride(from: 0, to: count, by: 65536).map { start in
+            let chunk = body[start..<min(start + 65536, count)]
+            return Step.send(Data("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Data("\r\n".utf8))
+        }
+        return .raw([.send(Data(head.utf8))] + chunks + [.send(Data("0\r\n\r\n".utf8))])
+    }
+
+    /// For `/redirect/<n>`, a 302 to `/redirect/<n - 1>`; `{}` as JSON at `/redirect/0` and
+    /// anywhere else (httpbin's `/redirect/<n>`).
+    static func redirectChain(_ request: RecordedRequest) -> ServerReply {
+        let parts = request.path.split(separator: "/")
+        guard parts.first == "redirect", let left = parts.last.flatMap({ Int($0) }), left > 0 else { return .emptyJSON }
+        return .redirect(to: "/redirect/\(left - 1)")
+    }
+
     /// `{"authenticated": true, "user": user}` when `request` carries HTTP Basic credentials
     /// `user:password`; otherwise a 401 asking for them (`challenges`) or a 404 without a
     /// challenge (as httpbin's basic-auth and hidden-basic-auth routes answer).

@@ -21,7 +21,7 @@ extension XCTestCase {
     }
 
     /// A `URLSessionManager` with `interceptor` that hands back every body as data, error
-    /// statuses included (the fault server's sequences answer 5xx), invalidated when the test ends.
+    /// statuses included (retried sequences answer 5xx), invalidated when the test ends.
     func makeManager(interceptor: any RequestInterceptor) -> URLSessionManager {
         let manager = makeManager()
         manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)

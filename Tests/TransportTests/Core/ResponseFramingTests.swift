@@ -1,4 +1,5 @@
 import AFLocking
+import AFNetworkingTesting
 import AFSerialization
 @testable import AFSession
 @testable import AFTransport
@@ -66,14 +67,17 @@ final class ResponseFramingTests: XCTestCase {
 
     // MARK: End to end, on the libcurl transport
 
-    /// The one completion of a GET of `raw` (the fault server writes it as it is).
+    /// The one completion of a GET of `raw` (an in-process server writes it as it is, with `{pad}`
+    /// replaced by `padding` letters, then closes the connection).
     private func get(_ raw: String, padding: Int = 0) throws -> (response: URLResponse?, object: (any Sendable)?, error: (any Error)?) {
+        let server = try TestServer(writing: raw.replacingOccurrences(of: "{pad}", with: String(repeating: "a", count: padding)))
+        defer { server.stop() }
         let manager = URLSessionManager(transport: .libcurl)
         manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: nil)
         defer { manager.invalidateSession(cancelingTasks: true) }
         let done = expectation(description: "completion")
         let results = Locked<[(response: URLResponse?, object: (any Sendable)?, error: (any Error)?)]>([])
-        var request = URLRequest(url: try FaultServer.raw(raw, padding: padding))
+        var request = URLRequest(url: server.baseURL)
         request.timeoutInterval = 5
         manager.resume(try manager.dataTask(with: request) { response, object, error in
             results.withLock { $0.append((response, object, error)) }
