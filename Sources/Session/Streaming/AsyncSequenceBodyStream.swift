@@ -54,10 +54,19 @@ final class AsyncSequenceBodyStream: InputStream, TrailingBodyStream, Asynchrono
     }
 
     /// Ends the producer (its sequence is cancelled) and answers a pending read; from any thread.
+    /// A body closed before it was opened (its task ended before its carrier read it) still
+    /// ends its sequence: a producer is started on the closed pipe, which cancels it at once.
     override func close() {
-        progress.withLock { if $0.status != .error { $0.status = .closed } }
+        let opened: Bool = progress.withLock { progress in
+            defer { if progress.status != .error { progress.status = .closed } }
+            return progress.status != .notOpen
+        }
         pipe.close()
-        producer.withLock { $0 }?.cancel()
+        if opened {
+            producer.withLock { $0 }?.cancel()
+        } else {
+            _ = body.start(pipe)
+        }
     }
 
     override var hasBytesAvailable: Bool { streamStatus == .open }

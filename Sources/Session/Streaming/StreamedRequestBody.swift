@@ -68,7 +68,7 @@ public struct StreamedRequestBody: Sendable {
     static let fieldsNotAllowedInTrailers: Set<String> = ["content-length", "transfer-encoding", "trailer", "te", "host"]
 
     /// Pulls `sequence` into `pipe`, one chunk per demand, until it ends (then the trailers),
-    /// fails or is cancelled.
+    /// fails, or the pipe closes (then the sequence's iteration is cancelled).
     private static func produce<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, trailers: Trailers?, into pipe: BodyPipe)
     -> Task<Void, Never> where Chunks.Element == Data {
         Task {
@@ -88,6 +88,11 @@ public struct StreamedRequestBody: Sendable {
                     return pipe.fail(error)
                 }
             }
+            // The reader went away (the task ended) before the sequence did: the sequence hears
+            // that its iteration is over, as a cancelled consumer tells it, even when it was
+            // never asked for a chunk (an `AsyncStream`'s `onTermination` runs).
+            withUnsafeCurrentTask { $0?.cancel() }
+            _ = try? await chunks.next()
         }
     }
 }

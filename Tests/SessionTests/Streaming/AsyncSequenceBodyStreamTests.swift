@@ -45,6 +45,31 @@ final class AsyncSequenceBodyStreamTests: XCTestCase {
         }
     }
 
+    func testClosingABodyNeverOpenedEndsItsSequence() {
+        // A task answered before its carrier opened the body (an early 413 on URLSession's own
+        // protocol) closes it unopened: the body's producer still hears that it ended.
+        let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
+        let terminated = DispatchSemaphore(value: 0)
+        producer.onTermination = { _ in terminated.signal() }
+        let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(once: chunks))
+        stream.close()
+        XCTAssertEqual(terminated.wait(timeout: .now() + 5), .success, "the body's sequence was not ended")
+        XCTAssertEqual(stream.streamStatus, .closed)
+        withExtendedLifetime(stream) {}
+    }
+
+    func testClosingABodyOpenedButNeverReadEndsItsSequence() {
+        // Opened, its producer waiting for the reader's first demand, when the task ends.
+        let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
+        let terminated = DispatchSemaphore(value: 0)
+        producer.onTermination = { _ in terminated.signal() }
+        let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(once: chunks))
+        stream.open()
+        stream.close()
+        XCTAssertEqual(terminated.wait(timeout: .now() + 5), .success, "the body's sequence was not ended")
+        withExtendedLifetime(stream) {}
+    }
+
     func testClosingReleasesAReaderWaitingForAChunkThatNeverComes() {
         // Read on one thread and closed from another, as the transport's body reader and a
         // cancelled task do.
