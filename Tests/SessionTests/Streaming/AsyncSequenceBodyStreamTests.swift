@@ -48,25 +48,25 @@ final class AsyncSequenceBodyStreamTests: XCTestCase {
     func testClosingABodyNeverOpenedEndsItsSequence() {
         // A task answered before its carrier opened the body (an early 413 on URLSession's own
         // protocol) closes it unopened: the body's producer still hears that it ended.
-        let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
-        let terminated = DispatchSemaphore(value: 0)
-        producer.onTermination = { _ in terminated.signal() }
-        let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(once: chunks))
-        stream.close()
-        XCTAssertEqual(terminated.wait(timeout: .now() + 5), .success, "the body's sequence was not ended")
-        XCTAssertEqual(stream.streamStatus, .closed)
-        withExtendedLifetime(stream) {}
+        assertClosingEndsTheSequence(afterOpening: false)
     }
 
     func testClosingABodyOpenedButNeverReadEndsItsSequence() {
         // Opened, its producer waiting for the reader's first demand, when the task ends.
+        assertClosingEndsTheSequence(afterOpening: true)
+    }
+
+    /// Closes a stream over an `AsyncStream` whose consumer was never asked for a chunk; its
+    /// `onTermination` must run.
+    private func assertClosingEndsTheSequence(afterOpening opens: Bool, file: StaticString = #filePath, line: UInt = #line) {
         let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
         let terminated = DispatchSemaphore(value: 0)
         producer.onTermination = { _ in terminated.signal() }
         let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(once: chunks))
-        stream.open()
+        if opens { stream.open() }
         stream.close()
-        XCTAssertEqual(terminated.wait(timeout: .now() + 5), .success, "the body's sequence was not ended")
+        XCTAssertEqual(terminated.wait(timeout: .now() + 5), .success, "the body's sequence was not ended", file: file, line: line)
+        XCTAssertEqual(stream.streamStatus, .closed, file: file, line: line)
         withExtendedLifetime(stream) {}
     }
 
