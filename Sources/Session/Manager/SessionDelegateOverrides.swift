@@ -5,11 +5,12 @@ import FoundationNetworking
 
 /// Closures that replace or observe the manager's handling of URLSession delegate events,
 /// AFNetworking's `set...Block:` methods. Each runs on the manager's delegate queue
-/// (`operationQueue`, serial), in the task's order of events, except on the libcurl transport
-/// the blocks that decide a redirect or a credential, which run on the transport's queue and
-/// must return quickly. The transport does not wait for the delegate queue: a slow block pauses
-/// its own task's reading (at most 1 MiB of its body waits), never the manager's other tasks.
-/// Set them before making tasks: each task reads them when it is made.
+/// (`operationQueue`), in the task's order of events, except on the libcurl transport the
+/// blocks of the sending side (a redirect's or a credential's decision, upload progress), which
+/// run on the transport's queue as the request goes out and must return quickly. The transport
+/// does not wait for the delegate queue: a slow block pauses its own task's reading (at most
+/// 1 MiB of its body waits), never the manager's other tasks. Set them before making tasks:
+/// each task reads them when it is made.
 ///
 /// Not offered, because URLSession on Linux never raises the event (measured): session-level
 /// authentication challenges (there is no server-trust challenge), `needNewBodyStream`, and a

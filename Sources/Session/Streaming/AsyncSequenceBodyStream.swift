@@ -54,8 +54,9 @@ final class AsyncSequenceBodyStream: InputStream, TrailingBodyStream, Asynchrono
     }
 
     /// Ends the producer (its sequence is cancelled) and answers a pending read; from any thread.
-    /// A body closed before it was opened (its task ended before its carrier read it) still
-    /// ends its sequence: a producer is started on the closed pipe, which cancels it at once.
+    /// A body sent once and closed before it was opened (its task ended before its carrier read
+    /// it) still ends its sequence: a producer is started on the closed pipe, which cancels it
+    /// at once. A body that starts over makes no sequence for a pass never read.
     override func close() {
         let opened: Bool = progress.withLock { progress in
             defer { if progress.status != .error { progress.status = .closed } }
@@ -64,7 +65,7 @@ final class AsyncSequenceBodyStream: InputStream, TrailingBodyStream, Asynchrono
         pipe.close()
         if opened {
             producer.withLock { $0 }?.cancel()
-        } else {
+        } else if !body.canRestart {
             _ = body.start(pipe)
         }
     }

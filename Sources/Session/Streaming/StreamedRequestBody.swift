@@ -12,7 +12,10 @@ import Foundation
 /// `once` is sent at most once (a 307/308 then fails with `SessionError.redirectWouldDropBody`,
 /// and retry policies do not retry it). A sequence that throws fails the task with
 /// `SessionError.bodyStreamFailed`; so does one producing more or fewer bytes than `length`.
-/// Cancelling the task cancels the producing task.
+/// Cancelling the task cancels the producing task; a task that ends before its sequence did
+/// cancels the sequence's iteration even if no chunk was asked of it (an `AsyncStream`'s
+/// `onTermination` runs): a sequence's `next()` should return once its task is cancelled, as
+/// Swift's cooperative cancellation asks.
 ///
 /// A body with `trailers` ends with trailer fields (a checksum of what was sent, say), asked of
 /// the closure once the sequence has ended. Such a body is sent chunked over HTTP/1.1 whatever

@@ -59,7 +59,7 @@ extension TaskDelegate {
         case .answered(_, var updated?):
             updated.storedWithCredentials = updated.storedWithCredentials
                 || CacheRules.isCredentialed(sent, key: key, answeredChallenge: snapshot.sentCredentials)
-            guard storable(updated.statusCode, updated.fields), let approved = approved(updated, sent: sent) else { return cache.invalidate([updated.key.target]) }
+            guard storable(updated.statusCode, updated.fields), let approved = approved(updated, request: request, sent: sent) else { return cache.invalidate([updated.key.target]) }
             cache.store(approved)
         case .fetching(let requestTime, _), .validating(_, let requestTime):
             guard !snapshot.cacheBodyRefused, response.url == url, storable(response.statusCode, fields),
@@ -68,7 +68,7 @@ extension TaskDelegate {
                       url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", fields: CacheRules.storedFields(fields, bodyLength: snapshot.data.count), body: snapshot.data,
                       requestTime: requestTime, responseTime: cache.now(), varying: varying,
                       storedWithCredentials: CacheRules.isCredentialed(sent, key: key, answeredChallenge: snapshot.sentCredentials),
-                      host: key.host, socketPath: key.socketPath, identity: key.identity, route: key.route), sent: sent)
+                      host: key.host, socketPath: key.socketPath, identity: key.identity, route: key.route), request: request, sent: sent)
             else { return }
             cache.store(approved)
         case .none, .redirected, .answered(_, nil):
@@ -103,14 +103,14 @@ extension TaskDelegate {
 
     /// `entry` as the manager's `dataTaskWillCacheResponse` override changes it (its response's
     /// status and fields, its data), or `nil` when the override refuses it; `entry` itself
-    /// without an override; its varying values are read from `sent`, the request as it went
-    /// out. The override runs where the task completes: on the delegate queue (`TaskEventDelivery`).
-    private func approved(_ entry: CachedResponse, sent: URLRequest) -> CachedResponse? {
+    /// without an override; held to the rules for `request` (the task's own, before the cache's
+    /// validators), its varying values read from `sent`, the request as it went out. The override runs where the task completes: on the delegate queue (`TaskEventDelivery`).
+    private func approved(_ entry: CachedResponse, request: URLRequest, sent: URLRequest) -> CachedResponse? {
         guard let manager, let override = manager.override(\.dataTaskWillCacheResponse), let dataTask = task as? URLSessionDataTask,
               let response = entry.response else { return entry }
         let proposed = CachedURLResponse(response: response, data: entry.body, userInfo: nil, storagePolicy: .allowedInMemoryOnly)
-        guard let chosen = override(session, dataTask, proposed), chosen.storagePolicy != .notAllowed, let changed = chosen.response as? HTTPURLResponse,
-              let request = requestForCache else { return nil }
+        guard let chosen = override(session, dataTask, proposed), chosen.storagePolicy != .notAllowed,
+              let changed = chosen.response as? HTTPURLResponse else { return nil }
         // What the override made is held to the same rules as what the server sent.
         let fields = CacheRules.storedFields(Self.fields(of: changed), bodyLength: chosen.data.count)
         guard CacheRules.isStorable(status: changed.statusCode, for: request, fields: fields, shared: cache?.isShared ?? true,

@@ -13,24 +13,20 @@ import FoundationNetworking
 /// calls overrides, in order; the transport's queue never waits for them.
 extension TaskDelegate: TransferEvents {
     func transferDidReceive(_ response: HTTPURLResponse) {
+        // The instrumentation hears at once, in the transport's order (its attempts end on the
+        // transport's queue too); the task and its overrides where its events are handled.
+        observed?.received(response)
         inOrder { [self] in
-            observed?.received(response)
             if receiveFinal(response) == .cancel { task.cancel() }
         }
     }
 
     /// Runs `event` where the task's events are handled (`delivery`): at once, or after the
-    /// events handed to the delegate queue before it. `isCompletion`: the task's end, which
-    /// goes there for overrides that hear of the end only.
+    /// events handed to the delegate queue before it (`eventQueue`). `isCompletion`: the task's
+    /// end, which goes there for overrides that hear of the end only.
     private func inOrder(isCompletion: Bool = false, _ event: @escaping @Sendable () -> Void) {
-        switch delivery {
-        case .delegateQueue:
-            manager?.operationQueue.addOperation(event)
-        case .completionOnDelegateQueue where isCompletion:
-            manager?.operationQueue.addOperation(event)
-        case .inline, .completionOnDelegateQueue:
-            event()
-        }
+        guard let eventQueue, isCompletion || delivery == .delegateQueue else { return event() }
+        eventQueue.enqueue(event)
     }
 
     /// Hands the task's final `response` to the manager, as URLSession's delivery did, from
@@ -67,7 +63,8 @@ extension TaskDelegate: TransferEvents {
         // Copied once for the delegate queue; the window counts it out until handled there.
         let data = Data(bytes)
         inOrder { [self] in
-            data.withUnsafeBytes { takeBody($0) }
+            // A response override's `.cancel` came while these bytes waited: they are not the task's.
+            if (task as? ManagedDataTask)?.cancellationError == nil { data.withUnsafeBytes { takeBody($0) } }
             if !streamsBody, let window = live({ live, _ in live.receiveWindow }) ?? nil { window.consumed(data.count) }
         }
     }
@@ -108,11 +105,11 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transferDidSendBodyData(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
-        inOrder { [self] in
-            let previous = counts(.upload).completed
-            manager?.override(\.taskDidSendBodyData)?(session, task, totalBytesSent - previous, totalBytesSent, totalBytesExpectedToSend)
-            didSendBodyData(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
-        }
+        // Where the transfer sends, as its redirect and credential decisions are asked: the
+        // overrides of the sending side run in the order the request goes out.
+        let previous = counts(.upload).completed
+        manager?.override(\.taskDidSendBodyData)?(session, task, totalBytesSent - previous, totalBytesSent, totalBytesExpectedToSend)
+        didSendBodyData(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
     func transfer(willRedirectWith response: HTTPURLResponse, to request: URLRequest, resendsBody: Bool) -> URLRequest? {
@@ -159,10 +156,10 @@ extension TaskDelegate: TransferEvents {
     }
 
     func transferDidFinish(_ transaction: TransactionMetrics) {
-        inOrder { [self] in
-            didFinish(transaction)
-            observed?.finished(transaction)
-        }
+        // At once: no override hears of it, and the instrumentation ends the attempt before the
+        // next one starts (`transfer(willSend:attempt:followsRedirect:)`).
+        didFinish(transaction)
+        observed?.finished(transaction)
     }
 
     func transfer(willSend request: URLRequest, attempt: Int, followsRedirect: Bool) -> URLRequest {

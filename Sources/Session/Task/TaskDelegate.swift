@@ -84,6 +84,8 @@ final class TaskDelegate: @unchecked Sendable {
     let reportsBody: Bool
     /// Where the task's events are handled, from the manager's overrides when the task was made.
     let delivery: TaskEventDelivery
+    /// The task's events waiting for the delegate queue, unless they are all handled inline.
+    let eventQueue: TaskEventQueue?
     /// The manager's own tasks of the task's session, which this one (a `ManagedDataTask`)
     /// leaves when it completes; `nil` for a task of URLSession's own protocol.
     let sessionTasks: DispatchGroup?
@@ -121,6 +123,7 @@ final class TaskDelegate: @unchecked Sendable {
         self.observed = observed
         self.reportsBody = reportsBody
         self.delivery = delivery
+        eventQueue = delivery == .inline ? nil : TaskEventQueue(queue: manager.operationQueue)
         self.sessionTasks = sessionTasks
         self.state = state
     }

@@ -11,16 +11,16 @@ enum TaskEventDelivery: Equatable {
     /// the end are set (`taskDidComplete`, `taskDidFinishCollectingMetrics`,
     /// `dataTaskWillCacheResponse`).
     case completionOnDelegateQueue
-    /// Every event on the delegate queue, in order: an override hears of the response, the
-    /// body or the upload's progress, and what follows it must reach the task after it.
+    /// Every event of the receiving side on the delegate queue, in order: an override hears of
+    /// the response or the body, and what follows it must reach the task after it.
     case delegateQueue
 
-    /// The delivery of a task of `kind` under `overrides`. The overrides that decide a redirect
-    /// or a credential are asked where the transfer needs the answer, and do not count.
+    /// The delivery of a task of `kind` under `overrides`. The overrides of the sending side
+    /// (a redirect's or a credential's decision, upload progress) run where the transfer sends,
+    /// and do not count.
     init(overrides: SessionDelegateOverrides, kind: TaskDelegate.Kind) {
         let hearsBody = kind == .download ? overrides.downloadTaskDidWriteData != nil : overrides.dataTaskDidReceiveData != nil
-        if hearsBody || overrides.dataTaskDidReceiveResponse != nil || overrides.downloadTaskDidResume != nil
-            || overrides.taskDidSendBodyData != nil {
+        if hearsBody || overrides.dataTaskDidReceiveResponse != nil || overrides.downloadTaskDidResume != nil {
             self = .delegateQueue
         } else if overrides.taskDidComplete != nil || overrides.taskDidFinishCollectingMetrics != nil
             || overrides.dataTaskWillCacheResponse != nil {

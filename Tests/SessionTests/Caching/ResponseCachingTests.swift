@@ -76,6 +76,21 @@ final class ResponseCachingTests: XCTestCase {
         XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .revalidated, .revalidated])
     }
 
+    func testAResponseARevalidationConfirmedIsKeptWhenTheCachingOverrideAcceptsIt() async throws {
+        // The override's answer is held to the rules of the task's own request, not of the one
+        // carrying the cache's validators (which may never be stored).
+        let server = try makeServer { request in
+            if request.value(forHeader: "If-None-Match") == "\"v1\"" { return .status(304, fields: ["ETag": "\"v1\""]) }
+            return .status(200, fields: ["ETag": "\"v1\"", "Cache-Control": "no-cache"], body: Data("first".utf8))
+        }
+        let manager = manager()
+        manager.overrides.dataTaskWillCacheResponse = { _, _, proposed in proposed }
+        let outcomes = recordOutcomes(of: manager)
+        for _ in 0..<3 { _ = try await manager.data(for: URLRequest(url: server.url("/items"))) }
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "If-None-Match") }, [nil, "\"v1\"", "\"v1\""])
+        XCTAssertEqual(outcomes.withLock { $0 }, [.miss, .revalidated, .revalidated])
+    }
+
     func testAChangedResourceAnsweringARevalidationIsStored() async throws {
         let served = Locked(0)
         let server = try makeServer { request in

@@ -74,6 +74,34 @@ final class TaskInstrumentationTests: XCTestCase {
         ])
     }
 
+    func testAnOverrideOnTheDelegateQueueLeavesEachAttemptItsOwnEnd() async throws {
+        /// Records each attempt's end with the bytes of its response's body.
+        final class Ends: TaskInstrumentation, TaskObserver {
+            let ends = Locked<[String]>([])
+            func observer(for request: URLRequest) -> (any TaskObserver)? { self }
+            func willSend(_ request: inout URLRequest, attempt: AttemptStart) {}
+            func didEnd(_ end: AttemptEnd) {
+                ends.withLock { $0.append("\(end.request.url?.path ?? "-") \(end.response?.statusCode ?? 0) \(end.responseBodyBytes)") }
+            }
+            func didComplete(response: HTTPURLResponse?, error: (any Error)?, metrics: TaskMetrics) {}
+        }
+        // A server's, whose hops count the bytes of their bodies (a stub's count none).
+        let server = try TestServer { request in
+            request.path == "/old" ? .status(302, fields: ["Location": "/new"], body: Data(count: 100)) : .text("hello")
+        }
+        addTeardownBlock { server.stop() }
+        for overridden in [false, true] {
+            let ends = Ends()
+            let manager = URLSessionManager()
+            addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+            manager.instrumentation = ends
+            // The task's events then wait on the delegate queue; its attempts still end in order.
+            if overridden { manager.overrides.dataTaskDidReceiveResponse = { _, _, _ in .allow } }
+            _ = try await manager.data(for: URLRequest(url: server.baseURL.appendingPathComponent("old")))
+            XCTAssertEqual(ends.ends.withLock { $0 }, ["/old 302 100", "/new 200 5"], overridden ? "with an override" : "without")
+        }
+    }
+
     func testAHeaderSetBeforeARequestIsSentReachesTheServer() async throws {
         stubs.on("GET", "https://api.example.com/new").replies([.status(503), .text("ok")])
         let manager = manager(Recorder())

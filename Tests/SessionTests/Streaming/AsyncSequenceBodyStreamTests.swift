@@ -56,6 +56,17 @@ final class AsyncSequenceBodyStreamTests: XCTestCase {
         assertClosingEndsTheSequence(afterOpening: true)
     }
 
+    func testClosingABodyThatStartsOverNeverOpenedMakesNoSequence() {
+        let made = Locked(0)
+        let stream = AsyncSequenceBodyStream(body: StreamedRequestBody(restartingWith: { () -> AsyncStream<Data> in
+            made.withLock { $0 += 1 }
+            return AsyncStream { $0.finish() }
+        }))
+        stream.close()
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(made.withLock { $0 }, 0, "the body's closure ran for a pass never sent")
+    }
+
     /// Closes a stream over an `AsyncStream` whose consumer was never asked for a chunk; its
     /// `onTermination` must run.
     private func assertClosingEndsTheSequence(afterOpening opens: Bool, file: StaticString = #filePath, line: UInt = #line) {

@@ -17,6 +17,8 @@ final class TaskEventDeliveryTests: XCTestCase {
         overrides.taskWillPerformHTTPRedirection = { _, _, _, request in request }
         overrides.taskDidReceiveAuthenticationChallenge = { _, _, _ in (.performDefaultHandling, nil) }
         overrides.sessionDidBecomeInvalid = { _, _ in }
+        // The sending side's block runs where the transfer sends.
+        overrides.taskDidSendBodyData = { _, _, _, _, _ in }
         // A download's progress block hears nothing of a data task.
         overrides.downloadTaskDidWriteData = { _, _, _, _, _ in }
         XCTAssertEqual(TaskEventDelivery(overrides: overrides, kind: .data), .inline)
@@ -36,12 +38,11 @@ final class TaskEventDeliveryTests: XCTestCase {
         }
     }
 
-    func testOverridesThatHearOfTheResponseBodyOrUploadMoveEveryEvent() {
+    func testOverridesThatHearOfTheResponseOrBodyMoveEveryEvent() {
         let hearing: [(TaskDelegate.Kind, (inout SessionDelegateOverrides) -> Void)] = [
             (.data, { $0.dataTaskDidReceiveResponse = { _, _, _ in .allow } }),
             (.data, { $0.dataTaskDidReceiveData = { _, _, _ in } }),
             (.upload, { $0.dataTaskDidReceiveData = { _, _, _ in } }),
-            (.upload, { $0.taskDidSendBodyData = { _, _, _, _, _ in } }),
             (.download, { $0.downloadTaskDidWriteData = { _, _, _, _, _ in } }),
             (.download, { $0.downloadTaskDidResume = { _, _, _, _ in } }),
         ]
@@ -97,5 +98,63 @@ final class TaskEventDeliveryTests: XCTestCase {
         _ = try await download.value
         XCTAssertEqual(ended.withLock { $0 }, true)
         XCTAssertEqual(try Data(contentsOf: destination), body)
+    }
+
+    /// A manager on a `TestServer`, its responses' bodies kept as data.
+    private func manager(answering reply: @escaping @Sendable (RecordedRequest) -> ServerReply) throws -> (URLSessionManager, URL) {
+        let server = try TestServer(handler: reply)
+        addTeardownBlock { server.stop() }
+        let manager = URLSessionManager()
+        addTeardownBlock { manager.invalidateSession(cancelingTasks: true) }
+        return (manager, server.baseURL)
+    }
+
+    func testEachTasksEventsStayInOrderOnAWiderDelegateQueue() async throws {
+        let body = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let (manager, base) = try manager { _ in .status(200, fields: ["Content-Type": "application/octet-stream"], body: body) }
+        manager.operationQueue.maxConcurrentOperationCount = 4
+        manager.overrides.dataTaskDidReceiveData = { _, _, _ in }
+        for _ in 0..<10 {
+            let response = try await manager.data(for: URLRequest(url: base.appendingPathComponent("body")))
+            XCTAssertTrue(response.value == body, "a body's chunks were taken out of order, or after the end")
+        }
+    }
+
+    func testTheSendingSidesOverridesRunInTheOrderTheRequestGoesOut() async throws {
+        let (manager, base) = try manager { request in request.path == "/old" ? .status(307, fields: ["Location": "/new"]) : .text("ok") }
+        let events = Locked<[String]>([])
+        manager.overrides.taskDidSendBodyData = { _, _, _, total, _ in
+            Thread.sleep(forTimeInterval: 0.05)
+            events.withLock { $0.append("sent \(total)") }
+        }
+        manager.overrides.taskWillPerformHTTPRedirection = { _, _, _, request in
+            events.withLock { $0.append("redirect") }
+            return request
+        }
+        var request = URLRequest(url: base.appendingPathComponent("old"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(repeating: 0x63, count: 1000)
+        _ = try await manager.data(for: request)
+        // The body goes out once before the redirect is decided (the 307's hop counts no more
+        // than the most sent).
+        XCTAssertEqual(events.withLock { $0 }, ["sent 1000", "redirect"])
+    }
+
+    func testNoBodyReachesTheTaskAfterItsResponseOverrideCancelled() async throws {
+        let (manager, base) = try manager { _ in .status(200, fields: ["Content-Type": "application/octet-stream"], body: Data(count: 8 << 20)) }
+        let reported = Locked(0)
+        manager.overrides.dataTaskDidReceiveResponse = { _, _, _ in
+            // A slow decision, while the transport reads on into the window.
+            Thread.sleep(forTimeInterval: 0.2)
+            return .cancel
+        }
+        manager.overrides.dataTaskDidReceiveData = { _, _, data in reported.withLock { $0 += data.count } }
+        do {
+            _ = try await manager.data(for: URLRequest(url: base.appendingPathComponent("large")))
+            XCTFail("the task was not cancelled")
+        } catch {
+            XCTAssertEqual((error as? URLError)?.code, .cancelled)
+        }
+        XCTAssertEqual(reported.withLock { $0 }, 0)
     }
 }
