@@ -78,7 +78,7 @@ extension URLSessionManager {
                     streamsBody: handlers.bodyChannel != nil, intercepted: false, limits: configuration.responseLimits, cache: $0)
             } : nil
             // The task's one record, which its delegate and a task of the manager's own share.
-            var live = TaskDelegate.Live(writer: writer, settings: TaskSettings(
+            let live = TaskDelegate.Live(writer: writer, settings: TaskSettings(
                 limits: configuration.responseLimits, totalTimeout: sessionConfiguration.timeoutIntervalForResource,
                 interceptor: carrier == nil ? nil : state.interceptor,
                 redirects: RedirectPolicy(redaction: configuration.redaction, sendsCredentialsAcrossOrigins: configuration.sendsCredentialsAcrossOrigins)))

@@ -24,7 +24,7 @@ extension TaskDelegate {
             ? URLError(.cancelled, userInfo: task.originalRequest?.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]) : urlSessionError
         let ended: (Live, Shown)? = state.withLock { state in
             switch state.run.end() {
-            case .ended(var live):
+            case .ended(let live):
                 if let failure = bodyStream?.failure { live.record(.failed(SessionError.bodyStreamFailed(underlying: failure))) }
                 return (live, state.shown)
             case .reject(let error):

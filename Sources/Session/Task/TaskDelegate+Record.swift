@@ -52,8 +52,10 @@ extension TaskDelegate {
         /// Runs `body` with what the live task owns and what it shows, changed in place; `nil`
         /// once the task completed.
         mutating func live<Result>(_ body: (inout Live, inout Shown) -> Result) -> Result? {
-            var shown = self.shown
-            defer { self.shown = shown }
+            // Swapped out and back (moves), so that both are changed in place.
+            var shown = Shown()
+            swap(&shown, &self.shown)
+            defer { swap(&shown, &self.shown) }
             return run.live { body(&$0, &shown) }
         }
     }
@@ -75,8 +77,10 @@ extension TaskDelegate {
 
     /// What a live task owns, from when it is made until it completes (its run's phases keep
     /// it): the body, its cache state, its failure, the caller's closures, its download's
-    /// writer, its settings. Its completion takes it whole.
-    struct Live {
+    /// writer, its settings. Its completion takes it whole. A class, made once a task and
+    /// changed in place through the phase that holds it: moved from phase to phase as a value,
+    /// its two dozen fields cost thousands of instructions a request.
+    final class Live {
         var data = Data()
         var responseStart: Date?
         var transactions: [TransactionMetrics] = []
@@ -122,7 +126,7 @@ extension TaskDelegate {
         }
 
         /// Records `failure` unless one was recorded before.
-        mutating func record(_ failure: Failure) {
+        func record(_ failure: Failure) {
             if self.failure == nil { self.failure = failure }
         }
     }

@@ -29,8 +29,8 @@ struct TaskRun<Transfer, Live> {
         case completing(Transfer?, cancelled: Bool)
         /// Completed, with the error (`nil` for success).
         case completed((any Error)?)
-        /// Only inside `live(_:)`, which takes `Live` out so that it is changed in place (a
-        /// body appended to is not copied).
+        /// Only while an event changes the phase (`take()`): `Live` is moved out and back, so
+        /// that it is changed in place (a body appended to is not copied).
         case changing
     }
 
@@ -75,26 +75,32 @@ struct TaskRun<Transfer, Live> {
     /// event that arrives after the end, which a race with a cancellation allows, changes
     /// nothing).
     mutating func live<Result>(_ body: (inout Live) -> Result) -> Result? {
-        switch phase {
+        switch take() {
         case .created(var live):
-            phase = .changing
             defer { phase = .created(live) }
             return body(&live)
         case .starting(var live, let suspended):
-            phase = .changing
             defer { phase = .starting(live, suspended: suspended) }
             return body(&live)
         case .running(var live, let transfer, let suspended):
-            phase = .changing
             defer { phase = .running(live, transfer, suspended: suspended) }
             return body(&live)
         case .cancelling(var live, let transfer):
-            phase = .changing
             defer { phase = .cancelling(live, transfer) }
             return body(&live)
-        case .completing, .completed, .changing:
+        case let ended:
+            phase = ended
             return nil
         }
+    }
+
+    /// The phase, taken out (a move, with `.changing` left in its place) for the event to put
+    /// back what follows: no field of `Live` is retained and released on the way, as copying
+    /// it out of one phase into the next would (thousands of instructions a request).
+    private mutating func take() -> Phase {
+        var taken = Phase.changing
+        swap(&taken, &phase)
+        return taken
     }
 
     /// What a `resume` does.
@@ -108,17 +114,18 @@ struct TaskRun<Transfer, Live> {
     }
 
     mutating func resume() -> Resume {
-        switch phase {
+        switch take() {
         case .created(let live):
             phase = .starting(live, suspended: false)
             return .start
-        case .starting(let live, suspended: true):
+        case .starting(let live, _):
             phase = .starting(live, suspended: false)
             return .nothing
-        case .running(let live, let transfer, suspended: true):
+        case .running(let live, let transfer, let suspended):
             phase = .running(live, transfer, suspended: false)
-            return .resumeReading(transfer)
-        case .starting, .running, .cancelling, .completing, .completed, .changing:
+            return suspended ? .resumeReading(transfer) : .nothing
+        case let other:
+            phase = other
             return .nothing
         }
     }
@@ -134,27 +141,30 @@ struct TaskRun<Transfer, Live> {
     }
 
     mutating func made(_ transfer: Transfer) -> Made {
-        switch phase {
+        switch take() {
         case .starting(let live, let suspended):
             phase = .running(live, transfer, suspended: suspended)
             return .start(suspended: suspended)
-        case .cancelling, .completing, .completed:
-            return .drop
-        case .created, .running, .changing:
-            return .reject(rejection("made"))
+        case let other:
+            phase = other
+            switch other {
+            case .cancelling, .completing, .completed: return .drop
+            default: return .reject(rejection("made"))
+            }
         }
     }
 
     /// Suspends a running task: returns the transfer whose reading stops, if it was made.
     mutating func suspend() -> Transfer? {
-        switch phase {
-        case .starting(let live, suspended: false):
+        switch take() {
+        case .starting(let live, _):
             phase = .starting(live, suspended: true)
             return nil
-        case .running(let live, let transfer, suspended: false):
+        case .running(let live, let transfer, let suspended):
             phase = .running(live, transfer, suspended: true)
-            return transfer
-        case .created, .starting, .running, .cancelling, .completing, .completed, .changing:
+            return suspended ? nil : transfer
+        case let other:
+            phase = other
             return nil
         }
     }
@@ -170,14 +180,15 @@ struct TaskRun<Transfer, Live> {
     }
 
     mutating func cancel() -> Cancel {
-        switch phase {
+        switch take() {
         case .created(let live), .starting(let live, _):
             phase = .cancelling(live, nil)
             return .complete
         case .running(let live, let transfer, _):
             phase = .cancelling(live, transfer)
             return .cancelTransfer(transfer)
-        case .cancelling, .completing, .completed, .changing:
+        case let other:
+            phase = other
             return .nothing
         }
     }
@@ -193,7 +204,7 @@ struct TaskRun<Transfer, Live> {
 
     /// The task ends: its completion takes what it owned; nothing runs it any more.
     mutating func end() -> End {
-        switch phase {
+        switch take() {
         case .created(let live), .starting(let live, _):
             phase = .completing(nil, cancelled: false)
             return .ended(live)
@@ -203,7 +214,8 @@ struct TaskRun<Transfer, Live> {
         case .cancelling(let live, let transfer):
             phase = .completing(transfer, cancelled: true)
             return .ended(live)
-        case .completing, .completed, .changing:
+        case let other:
+            phase = other
             return .reject(rejection("end"))
         }
     }
