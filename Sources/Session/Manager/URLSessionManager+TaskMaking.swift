@@ -187,6 +187,7 @@ extension URLSessionManager {
 
     private static func knownLength(of request: URLRequest) -> Int64? {
         if let length = request.multipartContentLength { return Int64(length) }
-        return request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        // Read as the transport sends it (`5, 5` is 5; a value that is no length declares none).
+        return request.value(forHTTPHeaderField: "Content-Length").flatMap { try? ContentLength.length(of: $0).get() }
     }
 }

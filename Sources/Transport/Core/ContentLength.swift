@@ -5,8 +5,9 @@
 /// a guess. `ResponseFraming` refuses a head by it and `ResponseEnd` follows a body by it, so
 /// that the two never disagree on where a body ends: a length the head check accepts and the
 /// body's follower does not take leaves an early response on a kept-open connection waiting
-/// for the idle timeout. Pure: tested as a table.
-enum ContentLength {
+/// for the idle timeout. A request body stream's declared length is read by it too. Pure:
+/// tested as a table.
+package enum ContentLength {
     /// The length field value `value` declares, when earlier `Content-Length` lines of the same
     /// head declared `earlier` (`nil`: there were none): each comma-separated element, its
     /// spaces and tabs trimmed, must be decimal digits within `Int64` and equal to every other
@@ -25,7 +26,7 @@ enum ContentLength {
 
     /// The length field value `value` (the values of every `Content-Length` line, joined with
     /// ", " as `ResponseHead` joins a repeated field) declares.
-    static func length(of value: String) -> Result<Int64, ResponseFramingError> {
+    package static func length(of value: String) -> Result<Int64, ResponseFramingError> {
         var value = value
         return value.withUTF8 { length(of: $0) }
     }

@@ -35,7 +35,9 @@ extension CurlTransfer {
         let bodyKind: EasyHandleOptions.Body = switch body {
         case .none: .none
         case .data(let data, _): .data(count: data.count)
-        case .stream: .stream(declaredLength: request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) })
+        // The declared length by the rule responses are read by: `5, 5` is 5; a value that is no
+        // length (`-5`, `5, 6`) declares none, and the body goes chunked.
+        case .stream: .stream(declaredLength: request.value(forHTTPHeaderField: "Content-Length").flatMap { try? ContentLength.length(of: $0).get() })
         }
         // A body with trailers goes over HTTP/1.1, the one framing libcurl sends them in.
         let trailing = if case .stream(let stream, _) = body, (stream as? any TrailingBodyStream)?.hasTrailers == true { true } else { false }
