@@ -242,13 +242,7 @@ final class HTTPSessionManagerTests: XCTestCase {
         let server = try makeServer { .basicAuth($0, user: "user", password: "pass") }
         let manager = makeHTTPSessionManager(for: server)
         manager.credential = URLCredential(user: "user", password: "pass", persistence: .forSession)
-        let call = CallRecorder()
-        manager.get("basic-auth/user/pass", success: call.success, failure: call.failure)
-        wait(for: [call.expectation], timeout: 10)
-        XCTAssertEqual(call.json?["authenticated"] as? Bool, true)
-        // The challenge answered: the first request without credentials, the second with them.
-        XCTAssertEqual(server.requests.map(\.target), ["/basic-auth/user/pass", "/basic-auth/user/pass"])
-        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Authorization") }, [nil, "Basic dXNlcjpwYXNz"])
+        assertChallengeAnswered(by: manager, on: server)
     }
 
     func testBasicAuthThroughTheChallengeOverride() throws {
@@ -259,13 +253,18 @@ final class HTTPSessionManagerTests: XCTestCase {
             (.useCredential, URLCredential(user: "user", password: "pass", persistence: .none))
         }
         manager.overrides = overrides
+        assertChallengeAnswered(by: manager, on: server)
+    }
+
+    /// A GET of `server`'s Basic-protected route by `manager` is answered as authenticated: its
+    /// first request went without credentials, the second with them.
+    private func assertChallengeAnswered(by manager: HTTPSessionManager, on server: TestServer, line: UInt = #line) {
         let call = CallRecorder()
         manager.get("basic-auth/user/pass", success: call.success, failure: call.failure)
         wait(for: [call.expectation], timeout: 10)
-        XCTAssertEqual(call.json?["authenticated"] as? Bool, true)
-        // The challenge answered: the first request without credentials, the second with them.
-        XCTAssertEqual(server.requests.map(\.target), ["/basic-auth/user/pass", "/basic-auth/user/pass"])
-        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Authorization") }, [nil, "Basic dXNlcjpwYXNz"])
+        XCTAssertEqual(call.json?["authenticated"] as? Bool, true, line: line)
+        XCTAssertEqual(server.requests.map(\.target), ["/basic-auth/user/pass", "/basic-auth/user/pass"], line: line)
+        XCTAssertEqual(server.requests.map { $0.value(forHeader: "Authorization") }, [nil, "Basic dXNlcjpwYXNz"], line: line)
     }
 }
 
@@ -300,4 +299,5 @@ final class ProgressLog: @unchecked Sendable {
         defer { lock.unlock() }
         return zip(values, values.dropFirst()).allSatisfy { $0.completed <= $1.completed }
     }
+
 }
